@@ -1,0 +1,3 @@
+from torchmigrate.cli import main
+
+main()

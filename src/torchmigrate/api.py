@@ -1,0 +1,83 @@
+"""The Python API that scripts use.
+
+>>> from torchmigrate import migrate_source
+>>> migrate_source("import torch\\nep = torch.export.export_for_training(m, (x,))\\n", to="2.12").code
+'import torch\\nep = torch.export.export(m, (x,))\\n'
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from torchmigrate.engine import Options, migrate_text
+from torchmigrate.files import discover
+from torchmigrate.passes import unknown_ids
+from torchmigrate.report import Report
+from torchmigrate.results import FileResult
+from torchmigrate.runner import Task, run_tasks
+from torchmigrate.versions import OLDEST, Version, VersionError, detect_pinned_version, parse_version
+
+__all__ = ["make_options", "migrate_paths", "migrate_source", "plan_tasks"]
+
+
+def make_options(
+    to: str | Version,
+    from_: str | Version | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+) -> Options:
+    """Validated :class:`Options`; raises ``VersionError`` / ``ValueError`` with a one-line reason."""
+    target = to if isinstance(to, Version) else parse_version(to)
+    start = OLDEST if from_ is None else (from_ if isinstance(from_, Version) else parse_version(from_))
+    if start > target:
+        raise VersionError(f"--from {start} is above --to {target}: nothing can migrate backwards")
+    chosen = None if select is None else frozenset(select)
+    ignored = frozenset(ignore)
+    unknown = unknown_ids([*(chosen or ()), *ignored])
+    if unknown:
+        raise ValueError(f"unknown pass id(s): {', '.join(unknown)} (see `migrate --list`)")
+    return Options(to=target, from_=start, select=chosen, ignore=ignored)
+
+
+def migrate_source(
+    code: str,
+    to: str | Version,
+    from_: str | Version | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+    path: str = "<string>",
+) -> FileResult:
+    """Migrate one source text. The result has ``.code``, ``.edits``, ``.findings`` and ``.error``."""
+    options = make_options(to, from_, select, ignore)
+    return migrate_text(code, options.passes(), path)
+
+
+def plan_tasks(paths: Sequence[str | os.PathLike[str]], options: Options, detect_from: bool) -> Iterator[Task]:
+    """One task per source file under ``paths``; with ``detect_from``, ``--from`` comes from each root's torch pin."""
+    for root in paths:
+        root_path = Path(root)
+        root_options = options
+        if detect_from:
+            pinned = detect_pinned_version(root_path)
+            if pinned is not None and pinned <= options.to:
+                root_options = Options(options.to, pinned, options.select, options.ignore)
+        for path in discover([root_path]):
+            yield Task(path, root_options)
+
+
+def migrate_paths(
+    paths: Sequence[str | os.PathLike[str]],
+    to: str | Version,
+    from_: str | Version | None = None,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+    write: bool = False,
+) -> Report:
+    """Migrate every Python file under ``paths``; write changes only when ``write`` is true."""
+    options = make_options(to, from_, select, ignore)
+    missing = [str(p) for p in paths if not Path(p).exists()]
+    if missing:
+        raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
+    return Report.of(run_tasks(plan_tasks(paths, options, detect_from=from_ is None), write=write))

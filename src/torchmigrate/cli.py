@@ -1,0 +1,139 @@
+"""The ``migrate`` command (typer). Parses options, calls the API, renders. No transform logic lives here."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from torchmigrate import __version__
+from torchmigrate.api import make_options, plan_tasks
+from torchmigrate.passes import Pass, all_passes, get_pass
+from torchmigrate.report import Summary, diff_bytes
+from torchmigrate.runner import run_tasks
+from torchmigrate.versions import VersionError, parse_version
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
+
+EXIT_OK, EXIT_CHECK, EXIT_ERROR = 0, 1, 2
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"migrate: error: {message}", err=True)
+    return typer.Exit(EXIT_ERROR)
+
+
+def _ids(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def render_explain(p: Pass) -> str:
+    opt_in = f"    opt-in (run only with --select {p.id})" if p.opt_in else ""
+    lines = [
+        f"{p.id}: {p.title}",
+        f"release: {p.release}    safety: {p.safety.value}{opt_in}",
+        f"evidence: {p.evidence}",
+        "",
+        p.doc,
+    ]
+    if p.review_note:
+        lines += ["", "## What to review", p.review_note]
+    if p.examples:
+        lines += ["", "## Examples"]
+        for number, example in enumerate(p.examples, start=1):
+            title = f" — {example.title}" if example.title else ""
+            lines += ["", f"### Example {number}{title}", "Before:", _indent(example.before)]
+            if example.after is None:
+                reported = f" ({example.findings} finding(s) reported)" if example.findings else ""
+                lines.append("After: unchanged" + reported)
+            else:
+                lines += ["After:", _indent(example.after)]
+                if example.findings:
+                    lines.append(f"({example.findings} finding(s) reported)")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line if line else "" for line in code.rstrip("\n").splitlines())
+
+
+@app.command()
+def migrate(
+    paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to migrate.", show_default=False)] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Target PyTorch release, e.g. 2.12.")] = None,
+    from_: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="Release the code targets now (default: the project's torch pin, else the oldest known).",
+        ),
+    ] = None,
+    diff: Annotated[bool, typer.Option("--diff", help="Print a unified diff to stdout; write nothing.")] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Write nothing; exit 1 if anything would change or a finding exists.")
+    ] = False,
+    select: Annotated[
+        str | None, typer.Option("--select", help="Run only these pass ids (comma-separated); names opt-in passes.")
+    ] = None,
+    ignore: Annotated[str | None, typer.Option("--ignore", help="Skip these pass ids (comma-separated).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the passes (with --to: those up to that release).")] = False,
+    explain: Annotated[str | None, typer.Option("--explain", help="Show one pass's documentation and examples.")] = None,
+    version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
+) -> None:
+    """Rewrite PyTorch code for a newer release: `migrate --to 2.12 [--diff | --check] PATH...`."""
+    if version:
+        typer.echo(f"torchmigrate {__version__}")
+        raise typer.Exit(EXIT_OK)
+    if explain is not None:
+        try:
+            typer.echo(render_explain(get_pass(explain)), nl=False)
+        except KeyError:
+            raise _fail(f"unknown pass id {explain!r} (see `migrate --list`)") from None
+        raise typer.Exit(EXIT_OK)
+    if list_:
+        try:
+            limit = parse_version(to) if to else None
+        except VersionError as exc:
+            raise _fail(str(exc)) from None
+        for p in all_passes():
+            if limit is None or p.version <= limit:
+                typer.echo(p.summary_line)
+        raise typer.Exit(EXIT_OK)
+    if to is None:
+        raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
+    if not paths:
+        raise _fail("no PATH given: name the files or folders to migrate")
+    try:
+        options = make_options(to, from_, _ids(select), _ids(ignore) or ())
+    except (VersionError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise _fail(f"no such file or folder: {', '.join(missing)}")
+
+    write = not (diff or check)
+    summary = Summary()
+    stdout = sys.stdout.buffer
+    for result in run_tasks(plan_tasks(paths, options, detect_from=from_ is None), write=write):
+        summary.add(result)
+        if result.error is not None:
+            typer.echo(f"{result.path}: error: {result.error}", err=True)
+        for finding in result.findings:
+            typer.echo(finding.render(result.path), err=True)
+        if diff and result.changed:
+            stdout.write(diff_bytes(result, result.path))
+            stdout.flush()
+    typer.echo(summary.render(written=write), err=True)
+    if summary.errors:
+        raise typer.Exit(EXIT_ERROR)
+    if check and (summary.changed or summary.findings):
+        raise typer.Exit(EXIT_CHECK)
+    raise typer.Exit(EXIT_OK)
+
+
+def main() -> None:
+    app(prog_name="migrate")

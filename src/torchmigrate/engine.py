@@ -1,0 +1,131 @@
+"""One file: prefilter, parse once, run the passes in release order, verify → :class:`FileResult`.
+
+This module does no I/O. :func:`migrate_text` is a pure function of (text, passes), so anything that fans out — worker
+processes, many repositories, a cluster — only has to schedule it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import MetadataWrapper
+
+from torchmigrate.passes import Pass, select_passes
+from torchmigrate.results import FileResult
+from torchmigrate.transform import PassTransformer, RenameTransformer, Sink, suppressions
+from torchmigrate.versions import OLDEST, Version
+
+__all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE"]
+
+SKIP_FILE = re.compile(r"#\s*migrate:\s*skip-file\b")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range."""
+
+    to: Version
+    from_: Version = OLDEST
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+
+    def passes(self) -> list[Pass]:
+        return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)
+
+
+@lru_cache(maxsize=256)
+def _trigger_regex(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+
+
+def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
+    """One regex that matches any trigger word of any of ``passes``: the cheap first look at a file."""
+    return _trigger_regex(tuple(w for p in passes for w in p.triggers))
+
+
+def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> FileResult:
+    """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``."""
+    result = FileResult(path=path, old=text, new=text)
+    if not passes or SKIP_FILE.search(text) or not trigger_regex(passes).search(text):
+        return result
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
+        result.new = None
+        result.error = f"cannot parse: {_one_line(exc)}"
+        return result
+    code = text
+    for pass_ in passes:
+        if not trigger_regex((pass_,)).search(code):
+            continue
+        try:
+            module, sink = apply_pass(module, pass_, suppressions(code))
+        except Exception as exc:  # a bug in one pass must not lose the file or stop the run
+            result.new = None
+            result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {_one_line(exc)}"
+            return result
+        result.findings.extend(sink.findings)
+        if sink.edits:
+            new_code = module.code
+            if new_code != code:
+                result.edits.extend(sink.edits)
+                result.passes_applied.append(pass_.id)
+                code = new_code
+    if code != text:
+        problem = verify(code)
+        if problem is not None:
+            result.new = None
+            result.error = f"rewrite by {', '.join(result.passes_applied)} does not parse ({problem}); file left as it was"
+            return result
+    result.new = code
+    return result
+
+
+def verify(code: str) -> str | None:
+    """``None`` when ``code`` is valid Python, else the parser's complaint."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        return _one_line(exc)
+    return None
+
+
+def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[str] | None]) -> tuple[cst.Module, Sink]:
+    """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports."""
+    sink = Sink(pass_.id, pass_.safety.value, suppressed)
+    steps: list[type[PassTransformer]] = []
+    if pass_.renames:
+        steps.append(RenameTransformer)
+    if pass_.transformer is not None:
+        steps.append(pass_.transformer)
+    elif pass_.call_rewriters:
+        steps.append(PassTransformer)
+    for step in steps:
+        wrapper = MetadataWrapper(module)
+        context = replace(CodemodContext(), wrapper=wrapper)
+        transformer = step(context, pass_, sink)
+        before_edits = len(sink.edits)
+        new_module = wrapper.visit(transformer)
+        if len(sink.edits) == before_edits:
+            continue  # nothing rewritten: keep the tree we had (findings are already recorded)
+        if AddImportsVisitor.CONTEXT_KEY in context.scratch:
+            new_module = AddImportsVisitor(context).transform_module(new_module)
+        if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
+            new_module = RemoveImportsVisitor(context).transform_module(new_module)
+        module = new_module
+    return module, sink
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

@@ -1,0 +1,180 @@
+"""The Pass model and the registry of every pass shipped in ``torchmigrate.codemods``.
+
+A pass is one small module in ``codemods/vX_Y/``: a docstring a user can read, a :class:`Pass` with its metadata and
+examples, and either declarative renames or call rewriters / a transformer (see :mod:`torchmigrate.transform`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+import re
+import textwrap
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import cache
+from typing import TYPE_CHECKING
+
+from torchmigrate.versions import Version, parse_version
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from torchmigrate.transform import CallContext, PassTransformer
+
+__all__ = [
+    "SAFE",
+    "REVIEW",
+    "Example",
+    "Pass",
+    "Safety",
+    "all_passes",
+    "get_pass",
+    "select_passes",
+]
+
+
+class Safety(str, Enum):
+    """``safe``: same behaviour, guaranteed. ``review``: right in the common case; the report says what to check."""
+
+    SAFE = "safe"
+    REVIEW = "review"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+SAFE = Safety.SAFE
+REVIEW = Safety.REVIEW
+
+CallRewriter = Callable[["cst.Call", "CallContext"], "cst.BaseExpression | None"]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A before/after pair that documents a pass and is also a test.
+
+    ``after=None`` means the code must come back unchanged. ``findings`` is how many findings the pass must report on
+    ``before``. ``to`` is the target release the example runs at (default: the pass's own release).
+    """
+
+    before: str
+    after: str | None = None
+    findings: int = 0
+    title: str = ""
+    to: str | None = None
+
+    @property
+    def expected(self) -> str:
+        return self.before if self.after is None else self.after
+
+
+@dataclass
+class Pass:
+    """One versioned migration. ``migrate --to X`` runs it when ``from < release <= X``."""
+
+    id: str
+    release: str
+    safety: Safety
+    title: str
+    evidence: str
+    triggers: tuple[str, ...]
+    examples: list[Example] = field(default_factory=list)
+    renames: Mapping[str, str] = field(default_factory=dict)
+    opt_in: bool = False
+    review_note: str = ""
+    doc: str = ""
+    call_rewriters: dict[str, CallRewriter] = field(default_factory=dict)
+    transformer: type[PassTransformer] | None = None
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", self.id):
+            raise ValueError(f"pass id {self.id!r} must be a lowercase slug")
+        self.version: Version = parse_version(self.release)
+        if not self.triggers:
+            raise ValueError(f"pass {self.id} needs at least one trigger word")
+        if not self.doc:
+            # The docstring of the module that defines the pass documents it.
+            frame = inspect.stack()[2]
+            module_doc = frame.frame.f_globals.get("__doc__") or ""
+            self.doc = textwrap.dedent(module_doc).strip()
+
+    def rewrites_calls(self, *qualified_names: str) -> Callable[[CallRewriter], CallRewriter]:
+        """Register ``fn(call, ctx)`` for calls whose callee resolves to one of ``qualified_names``.
+
+        ``fn`` returns the replacement expression, or ``None`` to leave the call as it is (after reporting a finding
+        through ``ctx.finding`` when the call cannot be migrated safely).
+        """
+
+        def register(fn: CallRewriter) -> CallRewriter:
+            for name in qualified_names:
+                self.call_rewriters[name] = fn
+            return fn
+
+        return register
+
+    def uses(self, transformer: type[PassTransformer]) -> type[PassTransformer]:
+        """Class decorator: the pass runs this :class:`~torchmigrate.transform.PassTransformer` subclass."""
+        self.transformer = transformer
+        return transformer
+
+    @property
+    def summary_line(self) -> str:
+        opt = " (opt-in)" if self.opt_in else ""
+        return f"{self.id:<34} {self.release:<6} {self.safety.value:<7} {self.title}{opt}"
+
+
+@cache
+def all_passes() -> tuple[Pass, ...]:
+    """Every pass in ``torchmigrate.codemods``, ordered by release and then by id."""
+    import torchmigrate.codemods as package
+
+    found: dict[str, Pass] = {}
+    for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
+        module = importlib.import_module(info.name)
+        candidate = getattr(module, "PASS", None)
+        if isinstance(candidate, Pass):
+            if candidate.id in found:
+                raise RuntimeError(f"duplicate pass id {candidate.id!r} in {info.name}")
+            found[candidate.id] = candidate
+    return tuple(sorted(found.values(), key=lambda p: (p.version, p.id)))
+
+
+def get_pass(pass_id: str) -> Pass:
+    for candidate in all_passes():
+        if candidate.id == pass_id:
+            return candidate
+    raise KeyError(pass_id)
+
+
+def unknown_ids(ids: Iterable[str]) -> list[str]:
+    known = {p.id for p in all_passes()}
+    return sorted(set(ids) - known)
+
+
+def select_passes(
+    *,
+    to: Version,
+    from_: Version,
+    select: Iterable[str] | None = None,
+    ignore: Iterable[str] = (),
+) -> list[Pass]:
+    """The passes a run applies, in release order: ``from_ < release <= to``, selected and not ignored.
+
+    Opt-in passes run only when named in ``select``.
+    """
+    chosen = set(select) if select is not None else None
+    ignored = set(ignore)
+    result = []
+    for candidate in all_passes():
+        if not (from_ < candidate.version <= to) or candidate.id in ignored:
+            continue
+        if chosen is None:
+            if candidate.opt_in:
+                continue
+        elif candidate.id not in chosen:
+            continue
+        result.append(candidate)
+    return result

@@ -1,0 +1,75 @@
+"""Plain data the engine returns: edits, findings, and one result per file."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Edit", "Finding", "FileResult"]
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """One rewrite a pass made. ``line`` and ``col`` are 1-based and point into the text the pass saw."""
+
+    line: int
+    col: int
+    pass_id: str
+    message: str
+    safety: str = "safe"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """Something a pass could not rewrite without guessing: where, why, and what to do."""
+
+    line: int
+    col: int
+    pass_id: str
+    message: str
+
+    def render(self, path: str) -> str:
+        return f"{path}:{self.line}:{self.col}: {self.pass_id} {self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class FileResult:
+    """What happened to one file. ``new`` is ``None`` when nothing changed or the file could not be processed."""
+
+    path: str
+    old: str | None = None
+    new: str | None = None
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    error: str | None = None
+    passes_applied: list[str] = field(default_factory=list)
+    written: bool = False
+    encoding: str = "utf-8"
+
+    @property
+    def code(self) -> str:
+        """The migrated text (the original when nothing changed or the file could not be processed)."""
+        if self.new is not None:
+            return self.new
+        return self.old or ""
+
+    @property
+    def changed(self) -> bool:
+        return self.error is None and self.new is not None and self.new != self.old
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "changed": self.changed,
+            "written": self.written,
+            "passes_applied": list(self.passes_applied),
+            "edits": [e.to_dict() for e in self.edits],
+            "findings": [f.to_dict() for f in self.findings],
+            "error": self.error,
+        }

@@ -1,0 +1,595 @@
+"""libcst machinery shared by every pass: name resolution, references to new APIs, imports, guards, renames.
+
+Passes never edit import statements by hand. They ask :meth:`PassTransformer.ref` for an expression that names a new
+API (it reuses the file's own ``import torch as th`` alias, or schedules an import), and the engine runs libcst's
+``AddImportsVisitor`` / ``RemoveImportsVisitor`` after the pass, so an import that a rewrite leaves unused goes away.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod import CodemodContext, ContextAwareTransformer
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import (
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
+
+from torchmigrate.results import Edit, Finding
+
+if TYPE_CHECKING:
+    from torchmigrate.passes import Pass
+
+__all__ = [
+    "CallContext",
+    "PassTransformer",
+    "RenameTransformer",
+    "Sink",
+    "arg",
+    "build_dotted",
+    "dotted_name",
+    "kwarg",
+    "parse_expr",
+]
+
+# Submodules that ``import torch`` loads by itself (checked on torch 2.13.0). A reference to any other module gets an
+# explicit ``import`` so the rewritten code does not depend on some other file having imported it first.
+AUTOLOADED = frozenset(
+    {
+        "torch",
+        "torch.accelerator",
+        "torch.amp",
+        "torch.ao.quantization",
+        "torch.autograd",
+        "torch.backends.cuda",
+        "torch.compiler",
+        "torch.cpu",
+        "torch.cuda",
+        "torch.distributed",
+        "torch.export",
+        "torch.func",
+        "torch.fx",
+        "torch.hub",
+        "torch.jit",
+        "torch.library",
+        "torch.linalg",
+        "torch.nn",
+        "torch.nn.attention",
+        "torch.nn.functional",
+        "torch.nn.utils",
+        "torch.nn.utils.parametrizations",
+        "torch.nn.utils.parametrize",
+        "torch.optim",
+        "torch.optim.lr_scheduler",
+        "torch.profiler",
+        "torch.serialization",
+        "torch.testing",
+        "torch.utils.checkpoint",
+        "torch.utils.data",
+        "torch.utils.dlpack",
+    }
+)
+
+# --- small helpers passes use -------------------------------------------------------------------------------
+
+
+def parse_expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def dotted_name(node: cst.CSTNode) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else ``None``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+def build_dotted(name: str) -> cst.BaseExpression:
+    parts = name.split(".")
+    expr: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        expr = cst.Attribute(value=expr, attr=cst.Name(part))
+    return expr
+
+
+def chain_root(node: cst.CSTNode) -> cst.Name | None:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+def kwarg(call: cst.Call, name: str) -> cst.Arg | None:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a
+    return None
+
+
+def arg(call: cst.Call, index: int, name: str | None = None) -> cst.Arg | None:
+    """The argument at positional ``index`` or, failing that, the keyword ``name``."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if index < len(positional):
+        return positional[index]
+    return kwarg(call, name) if name else None
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(a.star for a in call.args)
+
+
+def without_args(call: cst.Call, names: Iterable[str]) -> list[cst.Arg]:
+    drop = set(names)
+    return [a for a in call.args if not (a.keyword is not None and a.keyword.value in drop)]
+
+
+def fix_commas(args: Sequence[cst.Arg]) -> list[cst.Arg]:
+    """Re-punctuate an argument list after arguments were added or removed."""
+    out = []
+    for i, a in enumerate(args):
+        last = i == len(args) - 1
+        if last:
+            comma = a.comma
+            if isinstance(comma, cst.Comma) and not _comma_has_newline(comma):
+                comma = cst.MaybeSentinel.DEFAULT
+            out.append(a.with_changes(comma=comma))
+        elif a.comma is cst.MaybeSentinel.DEFAULT:
+            out.append(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+        else:
+            out.append(a)
+    return out
+
+
+def _comma_has_newline(comma: cst.Comma) -> bool:
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(
+        keyword=cst.Name(name),
+        value=value,
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+
+
+# --- version guards -----------------------------------------------------------------------------------------
+
+_VERSION_TEST = re.compile(
+    r"__version__|version|hasattr\s*\(|getattr\s*\(|TORCH_\w*(?:GE|GT|LT|LE|AT_LEAST|BEFORE|AFTER|\d)",
+    re.IGNORECASE,
+)
+_GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+def _code(node: cst.CSTNode) -> str:
+    return _EMPTY_MODULE.code_for_node(node)
+
+
+def is_version_guard(node: cst.CSTNode) -> bool:
+    """A branch chosen by a torch version check, ``hasattr``, or an import/attribute fallback.
+
+    Code inside such a guard is legacy on purpose (it keeps older releases working), so passes leave it alone, as ruff
+    does for code behind ``sys.version_info`` checks.
+    """
+    if isinstance(node, (cst.If, cst.IfExp)):
+        return bool(_VERSION_TEST.search(_code(node.test)))
+    if isinstance(node, cst.Try):
+        for handler in node.handlers:
+            if handler.type is not None:
+                names = set(re.findall(r"[A-Za-z_]\w*", _code(handler.type)))
+                if names & _GUARD_EXCEPTIONS:
+                    return True
+    return False
+
+
+# --- suppression comments -----------------------------------------------------------------------------------
+
+_SUPPRESS = re.compile(r"#\s*migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+
+
+def suppressions(text: str) -> dict[int, frozenset[str] | None]:
+    """Line number → suppressed pass ids (``None``: every pass) from ``# migrate: ignore[...]`` comments."""
+    result: dict[int, frozenset[str] | None] = {}
+    if "migrate:" not in text:
+        return result
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = _SUPPRESS.search(line)
+        if match:
+            ids = match.group("ids")
+            result[number] = None if ids is None else frozenset(i.strip() for i in ids.split(",") if i.strip())
+    return result
+
+
+# --- the transformer base -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Sink:
+    """Collects what one pass did to one file."""
+
+    pass_id: str
+    safety: str
+    suppressed: dict[int, frozenset[str] | None] = field(default_factory=dict)
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def allows(self, *lines: int) -> bool:
+        for line in lines:
+            ids = self.suppressed.get(line, frozenset())
+            if ids is None or (ids and self.pass_id in ids):
+                return False
+        return True
+
+
+class PassTransformer(ContextAwareTransformer):
+    """Base class of every pass transformer. Subclasses override ``leave_*`` methods and use the helpers here.
+
+    Metadata is resolved on the *original* tree: look names up on ``original_node``, build on ``updated_node``.
+    """
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ParentNodeProvider, ScopeProvider)
+
+    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+        super().__init__(context)
+        self.pass_ = pass_
+        self.sink = sink
+        self._global_names: set[str] | None = None
+        self._module_imports: list[tuple[str, str]] | None = None
+
+    # Guarded legacy code is skipped whole.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if is_version_guard(node):
+            return False
+        return super().on_visit(node)
+
+    # -- names --
+    def qualname(self, node: cst.CSTNode) -> str | None:
+        """The single import-based qualified name of ``node`` (``torch.jit.trace`` for ``th.jit.trace``), or None.
+
+        Names that are ambiguous (bound by two different imports, as in a try/except fallback) and names the file
+        defines itself give ``None``: look-alikes such as ``self.norm`` or a user function ``load`` never match.
+        """
+        names = self.get_metadata(QualifiedNameProvider, node, set())
+        found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
+        if len(found) != 1:
+            return None
+        return found.pop()
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        try:
+            start = self.get_metadata(PositionProvider, node).start
+        except KeyError:
+            return (0, 0)
+        return (start.line, start.column + 1)
+
+    def statement_line(self, node: cst.CSTNode) -> int:
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        return self.position(current)[0] if current is not None else self.position(node)[0]
+
+    def allowed(self, node: cst.CSTNode) -> bool:
+        """False when a ``# migrate: ignore`` comment suppresses this pass at ``node``."""
+        if not self.sink.suppressed:
+            return True
+        return self.sink.allows(self.position(node)[0], self.statement_line(node))
+
+    def finding(self, node: cst.CSTNode, message: str) -> None:
+        if self.allowed(node):
+            line, col = self.position(node)
+            self.sink.findings.append(Finding(line, col, self.pass_.id, message))
+
+    def edited(self, node: cst.CSTNode, message: str) -> None:
+        line, col = self.position(node)
+        self.sink.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value))
+
+    # -- references to new APIs --
+    def global_names(self) -> set[str]:
+        if self._global_names is None:
+            module = self.context.module
+            names: set[str] = set()
+            if module is not None:
+                scope = self.get_metadata(ScopeProvider, module, None)
+                if scope is not None:
+                    names = {a.name for a in scope.assignments}
+            self._global_names = names
+        return self._global_names
+
+    def module_imports(self) -> list[tuple[str, str]]:
+        """``(dotted module, local name)`` for each module-level ``import X`` / ``import X as Y``."""
+        if self._module_imports is None:
+            found: list[tuple[str, str]] = []
+            module = self.context.module
+            for statement in module.body if module is not None else ():
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        if isinstance(small, cst.Import):
+                            for alias in small.names:
+                                full = dotted_name(alias.name) or ""
+                                if alias.asname is not None:
+                                    found.append((full, dotted_name(alias.asname.name) or full))
+                                else:
+                                    root = full.split(".")[0]
+                                    found.append((root, root))
+            self._module_imports = found
+        return self._module_imports
+
+    def ref(self, qualname: str, like: cst.CSTNode | None = None) -> cst.BaseExpression:
+        """An expression naming ``qualname`` that is valid at the place ``like`` stood, scheduling imports as needed.
+
+        Reuses the alias the original code used (``th.jit.trace`` → ``th.export.export``), else a module-level
+        ``import torch`` / ``import torch as th``, else adds ``from module import name`` (or ``import module`` when that
+        name is already taken in the file).
+        """
+        module_name, _, name = qualname.rpartition(".")
+        if like is not None and isinstance(like, cst.Attribute):
+            root = chain_root(like)
+            root_q = self.qualname(root) if root is not None else None
+            if root is not None and root_q and qualname.startswith(root_q + "."):
+                self._ensure_module(module_name)
+                return build_dotted(root.value + qualname[len(root_q) :])
+        best: tuple[str, str] | None = None
+        for full, local in self.module_imports():
+            if qualname.startswith(full + ".") and (best is None or len(full) > len(best[0])):
+                if full == local or "." not in full:
+                    best = (full, local)
+        if best is not None:
+            self._ensure_module(module_name)
+            return build_dotted(best[1] + qualname[len(best[0]) :])
+        if module_name and name not in self.global_names():
+            AddImportsVisitor.add_needed_import(self.context, module_name, name)
+            return cst.Name(name)
+        needed = module_name if module_name not in AUTOLOADED else qualname.split(".")[0]
+        AddImportsVisitor.add_needed_import(self.context, needed)
+        return build_dotted(qualname)
+
+    def _ensure_module(self, module_name: str) -> None:
+        if module_name and module_name not in AUTOLOADED and "." in module_name:
+            AddImportsVisitor.add_needed_import(self.context, module_name)
+
+    def drop_imports_of(self, node: cst.CSTNode) -> None:
+        """Remove imports that ``node`` referenced once nothing else uses them."""
+        RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+
+    # -- call rewriting --
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        rewriters = self.pass_.call_rewriters
+        if not rewriters:
+            return updated_node
+        name = self.qualname(original_node.func)
+        rewrite = rewriters.get(name) if name else None
+        if rewrite is None or not self.allowed(original_node):
+            return updated_node
+        ctx = CallContext(self, original_node, name or "")
+        result = rewrite(updated_node, ctx)
+        if result is None or result.deep_equals(updated_node):
+            return updated_node
+        self.edited(original_node, ctx.message or f"{name} → migrated")
+        self.drop_imports_of(original_node.func)
+        return result
+
+
+class CallContext:
+    """What a call rewriter gets besides the (updated) call: lookups, references and reporting."""
+
+    def __init__(self, transformer: PassTransformer, original: cst.Call, qualname: str) -> None:
+        self.transformer = transformer
+        self.original = original
+        self.qualname = qualname
+        self.message = ""
+
+    def ref(self, qualname: str) -> cst.BaseExpression:
+        return self.transformer.ref(qualname, like=self.original.func)
+
+    def finding(self, message: str, node: cst.CSTNode | None = None) -> None:
+        self.transformer.finding(node or self.original, message)
+
+    def qualname_of(self, node: cst.CSTNode) -> str | None:
+        """Qualified name of a node of the *original* call (``ctx.original.args[i].value`` and below)."""
+        return self.transformer.qualname(node)
+
+    def parent(self, node: cst.CSTNode | None = None) -> cst.CSTNode | None:
+        return self.transformer.get_metadata(ParentNodeProvider, node or self.original, None)
+
+
+# --- declarative renames ------------------------------------------------------------------------------------
+
+
+def _match(qualname: str, renames: dict[str, str]) -> str | None:
+    """The new name for ``qualname`` under the longest matching old prefix, or None."""
+    best = None
+    for old in renames:
+        if (qualname == old or qualname.startswith(old + ".")) and (best is None or len(old) > len(best)):
+            best = old
+    return None if best is None else renames[best] + qualname[len(best) :]
+
+
+class RenameTransformer(PassTransformer):
+    """Applies a pass's ``renames`` (old qualified name → new), import statements included.
+
+    - ``import torch.distributed._tensor [as dt]`` → ``import torch.distributed.tensor [as dt]``
+    - ``from torch.distributed._tensor import DTensor`` → ``from torch.distributed.tensor import DTensor``
+    - ``from torch.testing import assert_allclose`` → ``from torch.testing import assert_close`` and every use renamed
+      (an alias keeps the old local name when the new one is already taken in the file)
+    - ``th.distributed._tensor.DTensor`` → ``th.distributed.tensor.DTensor``; ``functorch.vmap`` → ``torch.func.vmap``
+    """
+
+    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+        super().__init__(context, pass_, sink)
+        self.renames = dict(pass_.renames)
+        self.local_renames: dict[str, str] = {}
+        self._used_names: set[str] | None = None
+
+    def used_names(self) -> set[str]:
+        if self._used_names is None:
+            module = self.context.module
+            collector = _NameCollector()
+            if module is not None:
+                module.visit(collector)
+            self._used_names = collector.names
+        return self._used_names
+
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:
+        if not self.allowed(original_node):
+            return updated_node
+        names = []
+        changed = False
+        for alias in updated_node.names:
+            full = dotted_name(alias.name) or ""
+            new = _match(full, self.renames)
+            keeps_binding = new is not None and (alias.asname is not None or new.split(".")[0] == full.split(".")[0])
+            if new is not None and keeps_binding:
+                alias = alias.with_changes(name=cst.parse_expression(new))
+                changed = True
+            names.append(alias)
+        if not changed:
+            return updated_node
+        self.edited(original_node, f"import renamed ({self.pass_.title})")
+        return updated_node.with_changes(names=names)
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        # Decide the local renames first, so uses that come before their import (in file order) are renamed too.
+        for statement in m.findall(node, m.ImportFrom()):
+            assert isinstance(statement, cst.ImportFrom)
+            if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
+                continue
+            module = dotted_name(statement.module) or ""
+            if _match(module, self.renames) is not None:
+                continue
+            for alias in statement.names:
+                plan = self._plan(module, alias)
+                if plan is not None and plan[3] is not None:
+                    self.local_renames[plan[3][0]] = plan[3][1]
+        return True
+
+    def _plan(self, module: str, alias: cst.ImportAlias) -> tuple[str, str, str | None, tuple[str, str] | None] | None:
+        """For ``from module import alias``: (new module, new name, asname, (old local, new local) or None)."""
+        imported = dotted_name(alias.name) or ""
+        new = _match(f"{module}.{imported}", self.renames)
+        if new is None:
+            return None
+        target_module, _, target_name = new.rpartition(".")
+        old_local = (dotted_name(alias.asname.name) if alias.asname else imported) or imported
+        if alias.asname is not None:
+            return (target_module, target_name, None if old_local == target_name else old_local, None)
+        if target_name == old_local:
+            return (target_module, target_name, None, None)
+        if target_name in self.used_names():
+            return (target_module, target_name, old_local, None)  # keep the old local name: the new one is taken
+        return (target_module, target_name, None, (old_local, target_name))
+
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom | cst.RemovalSentinel:
+        if updated_node.relative or updated_node.module is None or not self.allowed(original_node):
+            return updated_node
+        module = dotted_name(updated_node.module) or ""
+        new_module = _match(module, self.renames)
+        if new_module is not None:
+            self.edited(original_node, f"import renamed ({self.pass_.title})")
+            return updated_node.with_changes(module=cst.parse_expression(new_module))
+        if isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        plans = [(alias, self._plan(module, alias)) for alias in updated_node.names]
+        if all(plan is None for _, plan in plans):
+            return updated_node
+        self.edited(original_node, f"import renamed ({self.pass_.title})")
+        targets = {plan[0] for _, plan in plans if plan is not None}
+        in_place = len(targets) == 1 and all(plan is not None for _, plan in plans)
+        kept: list[cst.ImportAlias] = []
+        for alias, plan in plans:
+            if plan is None:
+                kept.append(alias)
+                continue
+            target_module, target_name, asname, _ = plan
+            if target_module == module or in_place:
+                kept.append(
+                    alias.with_changes(
+                        name=cst.Name(target_name),
+                        asname=cst.AsName(name=cst.Name(asname)) if asname else None,
+                    )
+                )
+            else:
+                AddImportsVisitor.add_needed_import(self.context, target_module, target_name, asname)
+        if not kept:
+            return cst.RemoveFromParent()
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        if in_place:
+            return updated_node.with_changes(module=cst.parse_expression(targets.pop()), names=kept)
+        return updated_node.with_changes(names=kept)
+
+    def _inside_import(self, node: cst.CSTNode) -> bool:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        while parent is not None:
+            if isinstance(parent, (cst.Import, cst.ImportFrom)):
+                return True
+            if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+                return False
+            parent = self.get_metadata(ParentNodeProvider, parent, None)
+        return False
+
+    def _rename_expr(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        name = self.qualname(original)
+        if name is None or name not in self.renames or self._inside_import(original):
+            return updated
+        if not self.allowed(original):
+            return updated
+        new = self.renames[name]
+        if isinstance(original, cst.Name):
+            local = self.local_renames.get(original.value)
+            if local is None:
+                return updated
+            self.edited(original, f"{name} → {new}")
+            return cst.Name(local)
+        replacement = self.ref(new, like=original)
+        if replacement.deep_equals(updated):
+            return updated
+        self.edited(original, f"{name} → {new}")
+        self.drop_imports_of(original)
+        return replacement
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        return self._rename_expr(original_node, updated_node)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self._rename_expr(original_node, updated_node)
+
+
+class _NameCollector(cst.CSTVisitor):
+    """Names used as variables (bindings and loads), not attribute names or import paths."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self.names.add((dotted_name(alias.asname.name) if alias.asname else dotted_name(alias.name)) or "")
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self.names.add((dotted_name(alias.asname.name) if alias.asname else dotted_name(alias.name)) or "")
+        return False
+
+
+TransformerFactory = Callable[[CodemodContext, "Pass", Sink], PassTransformer]

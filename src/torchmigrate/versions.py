@@ -1,0 +1,144 @@
+"""PyTorch release numbers: parsing, ordering, and finding the release a project pins."""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = [
+    "KNOWN_RELEASES",
+    "OLDEST",
+    "NEWEST",
+    "Version",
+    "VersionError",
+    "detect_pinned_version",
+    "parse_version",
+]
+
+
+class VersionError(ValueError):
+    """A version string that is malformed or names a release the tool does not know."""
+
+
+@dataclass(frozen=True, order=True)
+class Version:
+    """A PyTorch feature release, ``major.minor``. Patch releases never move APIs."""
+
+    major: int
+    minor: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+
+# Feature releases the tool knows, oldest first. 1.8 is the floor: it predates every change in the catalog
+# (torch.linalg became stable in 1.9), so code "written for 1.8" receives every pass.
+KNOWN_RELEASES: tuple[Version, ...] = (
+    Version(1, 8),
+    Version(1, 9),
+    Version(1, 10),
+    Version(1, 11),
+    Version(1, 12),
+    Version(1, 13),
+    *(Version(2, minor) for minor in range(0, 14)),
+)
+OLDEST = KNOWN_RELEASES[0]
+NEWEST = KNOWN_RELEASES[-1]
+
+_VERSION_RE = re.compile(r"^\s*v?(\d+)\.(\d+)(?:\.(\d+))?(?:[.+-]?[A-Za-z0-9.+]*)?\s*$")
+
+
+def parse_version(text: str, *, known_only: bool = True) -> Version:
+    """Parse ``2.12`` or ``2.12.1`` (a local part such as ``+cu128`` is ignored) into a :class:`Version`."""
+    match = _VERSION_RE.match(text)
+    if not match:
+        raise VersionError(f"malformed version {text!r}: expected MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 2.12")
+    version = Version(int(match.group(1)), int(match.group(2)))
+    if known_only and version not in KNOWN_RELEASES:
+        raise VersionError(f"unknown PyTorch release {text!r}: known releases are {OLDEST} to {NEWEST}")
+    return version
+
+
+# --- pinned version detection -------------------------------------------------------------------------------
+
+_REQ_TORCH_RE = re.compile(
+    r"^\s*torch(?:\[[^\]]*\])?\s*(?P<spec>(?:[<>=!~]=?|===)\s*[^;#\s]+(?:\s*,\s*(?:[<>=!~]=?|===)\s*[^;#\s,]+)*)",
+    re.IGNORECASE,
+)
+_CLAUSE_RE = re.compile(r"(===|==|~=|>=|<=|!=|>|<)\s*([0-9][^,\s]*)")
+
+
+def lowest_admitted(spec: str) -> Version | None:
+    """The oldest feature release a requirement specifier such as ``>=2.4,<2.8`` admits, if it names one.
+
+    ``==2.7.1`` → 2.7, ``~=2.3`` → 2.3, ``>=2.4,<2.8`` → 2.4, ``>2.4`` → 2.4 (2.4.1 is admitted). A specifier with only
+    upper bounds says nothing about the oldest release the code supports, so it gives ``None``.
+    """
+    lows: list[Version] = []
+    for op, raw in _CLAUSE_RE.findall(spec):
+        if op in ("==", "===", "~=", ">=", ">"):
+            try:
+                lows.append(parse_version(raw.rstrip(".*"), known_only=False))
+            except VersionError:
+                continue
+    return max(lows) if lows else None
+
+
+def _pins_in_requirements(text: str) -> list[Version]:
+    found = []
+    for line in text.splitlines():
+        match = _REQ_TORCH_RE.match(line)
+        if match:
+            low = lowest_admitted(match.group("spec"))
+            if low is not None:
+                found.append(low)
+    return found
+
+
+def _pins_in_pyproject(text: str) -> list[Version]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    project = data.get("project", {})
+    requirements: list[str] = list(project.get("dependencies", []) or [])
+    for extra in (project.get("optional-dependencies", {}) or {}).values():
+        requirements.extend(extra or [])
+    return _pins_in_requirements("\n".join(str(r) for r in requirements))
+
+
+def detect_pinned_version(start: Path) -> Version | None:
+    """The torch release pinned by the project around ``start``, or ``None``.
+
+    Looks in ``requirements*.txt`` and ``pyproject.toml`` in ``start`` (or its folder, for a file) and its parents up to the
+    first folder that holds a ``.git`` or a ``pyproject.toml``. When several files pin torch, the oldest pin wins: code
+    must keep working on every release the project admits.
+    """
+    folder = start if start.is_dir() else start.parent
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        pins: list[Version] = []
+        for req in sorted(candidate.glob("requirements*.txt")):
+            pins.extend(_pins_in_requirements(_read(req)))
+        pyproject = candidate / "pyproject.toml"
+        if pyproject.is_file():
+            pins.extend(_pins_in_pyproject(_read(pyproject)))
+        if pins:
+            return min(pins)
+        if (candidate / ".git").exists() or pyproject.is_file():
+            break
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
