@@ -1,0 +1,1 @@
+"""The passes, one folder per PyTorch release, one module per pass; shipped as ``torchmigrate.codemods``."""
