@@ -247,6 +247,7 @@ class PassTransformer(ContextAwareTransformer):
         self.sink = sink
         self._global_names: set[str] | None = None
         self._module_imports: list[tuple[str, str]] | None = None
+        self._removed: list[cst.SimpleStatementLine] = []
 
     # Guarded legacy code is skipped whole.
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -359,9 +360,46 @@ class PassTransformer(ContextAwareTransformer):
         if module_name and module_name not in AUTOLOADED and "." in module_name:
             AddImportsVisitor.add_needed_import(self.context, module_name)
 
+    def remove_statement(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        """Mark a whole statement line for deletion (done by the enclosing block, which keeps its comments and
+        blank lines on the next statement, and puts ``pass`` in a block left empty)."""
+        self.drop_imports_of(original)
+        self._removed.append(updated)
+        return updated
+
+    def _drop_removed(self, body: Sequence[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        kept: list[cst.BaseStatement] = []
+        carry: list[cst.EmptyLine] = []
+        for statement in body:
+            if any(statement is r for r in self._removed):
+                assert isinstance(statement, cst.SimpleStatementLine)
+                carry.extend(statement.leading_lines)
+                continue
+            if carry and isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                statement = statement.with_changes(leading_lines=[*carry, *statement.leading_lines])
+                carry = []
+            kept.append(statement)
+        if carry and not kept:
+            kept.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=carry))
+            carry = []
+        return kept, carry
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if self._removed:
+            body, carry = self._drop_removed(updated_node.body)
+            return updated_node.with_changes(body=body, footer=[*carry, *updated_node.footer])
+        return updated_node
+
     def drop_imports_of(self, node: cst.CSTNode) -> None:
         """Remove imports that ``node`` referenced once nothing else uses them."""
         RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        # Removing statements must never leave a block empty: that would not parse.
+        body, carry = self._drop_removed(updated_node.body) if self._removed else (list(updated_node.body), [])
+        if not body:
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return updated_node.with_changes(body=body, footer=[*carry, *updated_node.footer])
 
     # -- call rewriting --
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
@@ -593,3 +631,56 @@ class _NameCollector(cst.CSTVisitor):
 
 
 TransformerFactory = Callable[[CodemodContext, "Pass", Sink], PassTransformer]
+
+
+class RemoveConfigOption(PassTransformer):
+    """Deletes a config option a release made meaningless, in every form code sets it:
+
+    ``torch._dynamo.config.opt = v`` (any alias of the config module) is deleted, and
+    ``config.patch(opt=v)`` loses that keyword. Reading the option gets a finding. Subclasses set the class attributes.
+    """
+
+    CONFIG_MODULE = ""
+    OPTION = ""
+    WHY = ""
+
+    def _is_option(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Attribute) and node.attr.value == self.OPTION and self.qualname(node.value) == self.CONFIG_MODULE
+        )
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        if len(original_node.body) != 1 or not self.allowed(original_node):
+            return updated_node
+        statement = original_node.body[0]
+        targets: list[cst.BaseExpression] = []
+        if isinstance(statement, cst.Assign):
+            targets = [t.target for t in statement.targets]
+        elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
+            targets = [statement.target]
+        if targets and all(self._is_option(t) for t in targets):
+            self.edited(original_node, f"removed {self.CONFIG_MODULE}.{self.OPTION} ({self.WHY})")
+            return self.remove_statement(original_node, updated_node)
+        return updated_node
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if not self._is_option(node):
+            return
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            return
+        self.finding(node, f"{self.CONFIG_MODULE}.{self.OPTION} is read here: {self.WHY}; remove the dependency on it")
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        result = super().leave_Call(original_node, updated_node)
+        if result is not updated_node or not isinstance(original_node.func, cst.Attribute):
+            return result
+        func = original_node.func
+        if func.attr.value != "patch" or self.qualname(func.value) != self.CONFIG_MODULE:
+            return result
+        if kwarg(updated_node, self.OPTION) is None or not self.allowed(original_node):
+            return result
+        self.edited(original_node, f"dropped {self.OPTION}= from {self.CONFIG_MODULE}.patch ({self.WHY})")
+        return updated_node.with_changes(args=fix_commas(without_args(updated_node, [self.OPTION])))
