@@ -595,7 +595,9 @@ class RenameTransformer(PassTransformer):
         if replacement.deep_equals(updated):
             return updated
         self.edited(original, f"{name} → {new}")
-        self.drop_imports_of(original)
+        old_root, new_root = chain_root(original), chain_root(replacement)
+        if old_root is None or new_root is None or old_root.value != new_root.value:
+            self.drop_imports_of(original)  # the old root may now be unused (functorch.vmap → torch.func.vmap)
         return replacement
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
