@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, arg, has_star_args, kwarg
 
 PASS = Pass(
     id="hub-trust-repo",
     release="2.11",
+    kind=BEHAVIOUR,
     safety=REVIEW,
     title="torch.hub.load/list/help without trust_repo now prompts (finding)",
     evidence="PyTorch 2.11 release notes, Backwards Incompatible Changes / Python Frontend (pytorch/pytorch#174101)",

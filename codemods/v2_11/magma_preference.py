@@ -20,12 +20,13 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import DEPRECATION, REVIEW, Example, Pass
 from torchmigrate.transform import PassTransformer, arg
 
 PASS = Pass(
     id="magma-preference",
     release="2.11",
+    kind=DEPRECATION,
     safety=REVIEW,
     title='preferred_linalg_library("magma") → removed (cuSOLVER is the default)',
     evidence="PyTorch 2.11 release notes, Deprecations / Linear Algebra (pytorch/pytorch#172823)",

@@ -24,12 +24,13 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import OPPORTUNITY, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, PassTransformer
 
 PASS = Pass(
     id="accelerator-graph",
     release="2.12",
+    kind=OPPORTUNITY,
     safety=REVIEW,
     title="torch.cuda.CUDAGraph / XPUGraph → torch.accelerator.Graph",
     evidence="PyTorch 2.12 release notes, New Features / Python Frontend (pytorch/pytorch#171285)",

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import OPPORTUNITY, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg
 
 PASS = Pass(
     id="adagrad-fused",
     release="2.12",
+    kind=OPPORTUNITY,
     safety=REVIEW,
     title="torch.optim.Adagrad(...) → Adagrad(..., fused=True)",
     evidence="PyTorch 2.12 release blog (fused Adagrad); `fused` parameter checked on torch 2.13.0",

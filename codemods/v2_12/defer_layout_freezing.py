@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, kwarg
 
 PASS = Pass(
     id="defer-layout-freezing",
     release="2.12",
+    kind=BEHAVIOUR,
     safety=REVIEW,
     title='torch.compile(mode="max-autotune"): layout freezing no longer deferred (finding)',
     evidence="PyTorch 2.12 release notes, Backwards Incompatible Changes / Inductor (pytorch/pytorch#175330)",

@@ -16,12 +16,13 @@ Safe: on 2.12 and later the assignment has no effect besides the warning, so del
 
 from __future__ import annotations
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.transform import RemoveConfigOption
 
 PASS = Pass(
     id="dynamo-inline-nn-modules",
     release="2.12",
+    kind=DEPRECATION,
     safety=SAFE,
     title="torch._dynamo.config.inline_inbuilt_nn_modules = … → removed (always on)",
     evidence="PyTorch 2.12 release notes, Deprecations / Dynamo (pytorch/pytorch#177489, #178205)",

@@ -22,12 +22,13 @@ import re
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import DEPRECATION, REVIEW, Example, Pass
 from torchmigrate.transform import PassTransformer
 
 PASS = Pass(
     id="profiler-metadata-json",
     release="2.12",
+    kind=DEPRECATION,
     safety=REVIEW,
     title="profiler event .metadata_json → .event_metadata",
     evidence="PyTorch 2.12 release notes, Deprecations / Profiler (pytorch/pytorch#179417)",

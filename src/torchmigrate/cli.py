@@ -35,7 +35,7 @@ def render_explain(p: Pass) -> str:
     opt_in = f"    opt-in (run only with --select {p.id})" if p.opt_in else ""
     lines = [
         f"{p.id}: {p.title}",
-        f"release: {p.release}    safety: {p.safety.value}{opt_in}",
+        f"release: {p.release}    kind: {p.kind.value}    safety: {p.safety.value}{opt_in}",
         f"evidence: {p.evidence}",
         "",
         p.doc,

@@ -12,13 +12,14 @@ START, END = "<!-- passes:start -->", "<!-- passes:end -->"
 
 def pass_table() -> str:
     rows = [
-        "| id | release | safety | what it does | evidence |",
-        "|---|---|---|---|---|",
+        "| id | release | kind | safety | what it does | evidence |",
+        "|---|---|---|---|---|---|",
     ]
     for p in all_passes():
         kind = f"{p.safety.value}, opt-in" if p.opt_in else p.safety.value
         title = p.title.replace("|", "\\|")
-        rows.append(f"| `{p.id}` | {p.release} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
+        change = f"{p.kind.value} (removed {p.removed_in})" if p.removed_in else p.kind.value
+        rows.append(f"| `{p.id}` | {p.release} | {change} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
     return "\n".join(rows) + "\n"
 
 

@@ -25,15 +25,39 @@ if TYPE_CHECKING:
     from torchmigrate.transform import CallContext, PassTransformer
 
 __all__ = [
+    "BEHAVIOUR",
+    "DEPRECATION",
+    "OPPORTUNITY",
+    "REMOVAL",
     "SAFE",
     "REVIEW",
     "Example",
+    "Kind",
     "Pass",
     "Safety",
     "all_passes",
     "get_pass",
     "select_passes",
 ]
+
+
+class Kind(str, Enum):
+    """What a release did to the old form, which decides how ``--from`` bounds the pass.
+
+    ``removal``: the old API is gone from ``release`` on. ``behaviour``: the same code means something else from
+    ``release`` on. Both run when ``from < release <= to``. ``deprecation``: the old API still works (with a warning)
+    from ``release`` until ``removed_in`` (or to this day), so code that targets any release before ``removed_in`` may
+    still use it: it runs when ``release <= to`` and ``from < removed_in``. ``opportunity`` (opt-in modernisations):
+    runs when ``release <= to``.
+    """
+
+    REMOVAL = "removal"
+    BEHAVIOUR = "behaviour"
+    DEPRECATION = "deprecation"
+    OPPORTUNITY = "opportunity"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 class Safety(str, Enum):
@@ -46,6 +70,7 @@ class Safety(str, Enum):
         return self.value
 
 
+REMOVAL, BEHAVIOUR, DEPRECATION, OPPORTUNITY = Kind.REMOVAL, Kind.BEHAVIOUR, Kind.DEPRECATION, Kind.OPPORTUNITY
 SAFE = Safety.SAFE
 REVIEW = Safety.REVIEW
 
@@ -84,6 +109,8 @@ class Pass:
     examples: list[Example] = field(default_factory=list)
     renames: Mapping[str, str] = field(default_factory=dict)
     opt_in: bool = False
+    kind: Kind = Kind.REMOVAL
+    removed_in: str | None = None
     review_note: str = ""
     doc: str = ""
     call_rewriters: dict[str, CallRewriter] = field(default_factory=dict)
@@ -93,6 +120,9 @@ class Pass:
         if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", self.id):
             raise ValueError(f"pass id {self.id!r} must be a lowercase slug")
         self.version: Version = parse_version(self.release)
+        self.removed_version: Version | None = parse_version(self.removed_in) if self.removed_in else None
+        if self.removed_in and self.kind is not Kind.DEPRECATION:
+            raise ValueError(f"pass {self.id}: removed_in only applies to kind=DEPRECATION")
         if not self.triggers:
             raise ValueError(f"pass {self.id} needs at least one trigger word")
         if not self.doc:
@@ -119,6 +149,16 @@ class Pass:
         """Class decorator: the pass runs this :class:`~torchmigrate.transform.PassTransformer` subclass."""
         self.transformer = transformer
         return transformer
+
+    def in_range(self, from_: Version, to: Version) -> bool:
+        """Whether a run from ``from_`` to ``to`` needs this pass (see :class:`Kind`)."""
+        if self.version > to:
+            return False
+        if self.kind is Kind.OPPORTUNITY:
+            return True
+        if self.kind is Kind.DEPRECATION:
+            return self.removed_version is None or from_ < self.removed_version
+        return from_ < self.version
 
     @property
     def summary_line(self) -> str:
@@ -161,7 +201,8 @@ def select_passes(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
 ) -> list[Pass]:
-    """The passes a run applies, in release order: ``from_ < release <= to``, selected and not ignored.
+    """The passes a run applies, in release order: in range (``from_ < release <= to``, see :class:`Kind` for
+    deprecations), selected and not ignored.
 
     Opt-in passes run only when named in ``select``.
     """
@@ -169,7 +210,7 @@ def select_passes(
     ignored = set(ignore)
     result = []
     for candidate in all_passes():
-        if not (from_ < candidate.version <= to) or candidate.id in ignored:
+        if not candidate.in_range(from_, to) or candidate.id in ignored:
             continue
         if chosen is None:
             if candidate.opt_in:
