@@ -16,7 +16,7 @@
 
 ## Why
 PyTorch 2.4 deprecated the per-device AMP entry points with a FutureWarning: "`torch.cuda.amp.autocast(args...)` is
-deprecated. Please use `torch.amp.autocast('cuda', args...)` instead." (pytorch/pytorch#126062), likewise for
+deprecated. Please use `torch.amp.autocast('cuda', args...)` instead.", likewise for
 `GradScaler`, `custom_fwd` and `custom_bwd` (`torch.amp.custom_fwd(device_type=...)` is new in 2.4).
 
 ## Fix safety
@@ -39,7 +39,7 @@ PASS = Pass(
     release="2.4",
     safety=SAFE,
     title="torch.cuda.amp / torch.cpu.amp → torch.amp (autocast, GradScaler, custom_fwd, custom_bwd)",
-    evidence="PyTorch 2.4 release notes (deprecations: torch.cuda.amp / torch.cpu.amp, pytorch/pytorch#126062)",
+    evidence="PyTorch 2.4 release notes (deprecation of torch.cuda.amp / torch.cpu.amp); FutureWarning checked on torch 2.13",
     triggers=("amp",),
     examples=[
         Example(

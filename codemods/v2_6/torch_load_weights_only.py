@@ -13,8 +13,8 @@ For each `torch.load(...)` call that does not say `weights_only`:
   still default to `weights_only=False` in 2.6+.
 
 ## Why
-PyTorch 2.6 flipped the default of `torch.load`'s `weights_only` from `False` to `True` (pytorch/pytorch#137602;
-2.4 and 2.5 warned with a FutureWarning). A full pickle now fails with an `UnpicklingError` that names 2.6.
+PyTorch 2.6 flipped the default of `torch.load`'s `weights_only` from `False` to `True` (2.6 release notes,
+BC-breaking section; 2.4 and 2.5 warned with a FutureWarning). TorchFix's TOR102 rule flags the same calls. A full pickle now fails with an `UnpicklingError` that names 2.6.
 
 ## Fix safety
 Safe: the only edit writes `weights_only=True`, which is exactly what torch 2.6+ does without it. The tool never adds
@@ -35,7 +35,7 @@ PASS = Pass(
     release="2.6",
     safety=SAFE,
     title="torch.load(f) → weights_only=True where it feeds load_state_dict; elsewhere a finding",
-    evidence="PyTorch 2.6 release notes (BC-breaking: torch.load weights_only default flipped, pytorch/pytorch#137602)",
+    evidence="PyTorch 2.6 release notes (BC-breaking: torch.load defaults to weights_only=True); default checked on torch 2.13",
     triggers=("load",),
     examples=[
         Example(

@@ -445,12 +445,18 @@ class CallContext:
 # --- declarative renames ------------------------------------------------------------------------------------
 
 
-def _match(qualname: str, renames: dict[str, str]) -> str | None:
-    """The new name for ``qualname`` under the longest matching old prefix, or None."""
+def _best_key(qualname: str, renames: dict[str, str]) -> str | None:
+    """The longest old name in ``renames`` that is ``qualname`` or a prefix of it."""
     best = None
     for old in renames:
         if (qualname == old or qualname.startswith(old + ".")) and (best is None or len(old) > len(best)):
             best = old
+    return best
+
+
+def _match(qualname: str, renames: dict[str, str]) -> str | None:
+    """The new name for ``qualname`` under the longest matching old prefix, or None."""
+    best = _best_key(qualname, renames)
     return None if best is None else renames[best] + qualname[len(best) :]
 
 
@@ -504,7 +510,7 @@ class RenameTransformer(PassTransformer):
             if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
                 continue
             module = dotted_name(statement.module) or ""
-            if _match(module, self.renames) is not None:
+            if _match(module, self.renames) is not None and not self._names_renamed_apart(module, statement.names):
                 continue
             for alias in statement.names:
                 plan = self._plan(module, alias)
@@ -535,7 +541,7 @@ class RenameTransformer(PassTransformer):
             return updated_node
         module = dotted_name(updated_node.module) or ""
         new_module = _match(module, self.renames)
-        if new_module is not None:
+        if new_module is not None and not self._names_renamed_apart(module, updated_node.names):
             self.edited(original_node, f"import renamed ({self.pass_.title})")
             return updated_node.with_changes(module=cst.parse_expression(new_module))
         if isinstance(updated_node.names, cst.ImportStar):
@@ -567,6 +573,19 @@ class RenameTransformer(PassTransformer):
         if in_place:
             return updated_node.with_changes(module=cst.parse_expression(targets.pop()), names=kept)
         return updated_node.with_changes(names=kept)
+
+    def _names_renamed_apart(self, module: str, names: cst.ImportStar | Sequence[cst.ImportAlias]) -> bool:
+        """Some name imported from ``module`` has a more specific rename than the module itself.
+
+        ``{"a._x": "a.x", "a._x.y.Spec": "a.x._spec.Spec"}``: ``from a._x.y import Spec, Other`` must import ``Spec``
+        from ``a.x._spec`` and ``Other`` from ``a.x.y``, so the names are planned one by one.
+        """
+        if isinstance(names, cst.ImportStar):
+            return False
+        module_key = _best_key(module, self.renames)
+        return any(
+            _best_key(f"{module}.{dotted_name(alias.name) or ''}", self.renames) != module_key for alias in names
+        )
 
     def _inside_import(self, node: cst.CSTNode) -> bool:
         parent = self.get_metadata(ParentNodeProvider, node, None)
