@@ -99,7 +99,7 @@ PASS = Pass(
 )
 
 _FINDING = (
-    "torch.load(...) without weights_only: since PyTorch 2.6 it defaults to weights_only=True and refuses (UnpicklingError) "
+    "since PyTorch 2.6 torch.load defaults to weights_only=True and refuses (UnpicklingError) "
     "files that pickle more than tensors and plain containers. If the file holds only weights, pass weights_only=True; "
     "for a full checkpoint from a source you trust, pass weights_only=False, or allow its classes with "
     "`with torch.serialization.safe_globals([...])`"
@@ -154,11 +154,11 @@ class LoadTransformer(PassTransformer):
         if has_star_args(original_node):
             self.finding(
                 original_node,
-                "torch.load(..., **kwargs): cannot tell whether weights_only is among them. " + _FINDING,
+                "torch.load(..., **kwargs): cannot tell whether weights_only is among them; " + _FINDING,
             )
             return updated_node
         if not self._feeds_load_state_dict(original_node):
-            self.finding(original_node, _FINDING)
+            self.finding(original_node, "torch.load(...) without weights_only: " + _FINDING)
             return updated_node
         args = fix_commas([*updated_node.args, make_kwarg("weights_only", cst.Name("True"))])
         self.edited(original_node, "torch.load feeds load_state_dict: weights_only=True (the 2.6 default) made explicit")
@@ -188,7 +188,7 @@ class LoadTransformer(PassTransformer):
                 if not has_star_args(call):
                     self.finding(node, "functools.partial(torch.load, ...) without weights_only: " + _FINDING)
                     return
-        self.finding(node, "torch.load passed as a value: its calls cannot be checked for weights_only. " + _FINDING)
+        self.finding(node, "torch.load passed as a value, so its calls cannot be checked for weights_only: " + _FINDING)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._value_reference(node)
