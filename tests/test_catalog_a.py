@@ -237,3 +237,40 @@ def test_mixed_file_migrates_in_one_run_and_is_a_fixed_point() -> None:
     assert 'GradScaler("cuda")' in result.code
     assert migrate_source(result.code, to="2.12", from_="1.8").code == result.code
     compile(result.code, "<mixed>", "exec")
+
+
+# --- the two small engine extensions these passes needed --------------------------------------------------------
+
+
+def _pass(**kwargs: Any) -> Any:
+    from torchmigrate.passes import SAFE, Pass
+
+    return Pass(id="t-rename", release="2.5", safety=SAFE, title="t", evidence="e", triggers=("_x",), doc="d", **kwargs)
+
+
+def test_a_name_with_its_own_rename_is_split_out_of_a_renamed_module() -> None:
+    from torchmigrate.engine import migrate_text
+
+    p = _pass(renames={"pkg._x": "pkg.x", "pkg._x.y.Spec": "pkg.x._spec.Spec"})
+    code = "from pkg._x.y import Other, Spec\n\nSpec(Other())\n"
+    result = migrate_text(code, [p])
+    assert result.code == "from pkg.x._spec import Spec\nfrom pkg.x.y import Other\n\nSpec(Other())\n"
+    plain = migrate_text("from pkg._x.y import Other\n", [p])  # no specific rename: the module is renamed in place
+    assert plain.code == "from pkg.x.y import Other\n"
+
+
+def test_a_rename_transformer_subclass_replaces_the_default_step() -> None:
+    import libcst as cst
+
+    from torchmigrate.engine import migrate_text
+    from torchmigrate.transform import RenameTransformer
+
+    class KeepsImports(RenameTransformer):
+        def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:
+            return updated_node  # this pass's own policy: import statements stay as they are
+
+    p = _pass(renames={"pkg._x": "pkg.x"})
+    p.uses(KeepsImports)
+    # Had the default RenameTransformer run as well, it would have renamed the import anyway.
+    code = "import pkg._x\n\npkg._x.f()\n"
+    assert migrate_text(code, [p]).code == "import pkg._x\n\npkg.x.f()\n"
