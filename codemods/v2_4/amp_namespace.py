@@ -40,7 +40,8 @@ PASS = Pass(
     safety=SAFE,
     title="torch.cuda.amp / torch.cpu.amp → torch.amp (autocast, GradScaler, custom_fwd, custom_bwd)",
     evidence="PyTorch 2.4 release notes (deprecation of torch.cuda.amp / torch.cpu.amp); FutureWarning checked on torch 2.13",
-    triggers=("amp",),
+    # every spelling names the module (`torch.cuda.amp`, `th.cpu.amp`) or imports it (`from torch.cuda import amp`)
+    triggers=("cuda.amp", "cpu.amp", "import amp", ", amp"),
     examples=[
         Example(
             title="autocast with positional arguments",
@@ -71,8 +72,8 @@ PASS = Pass(
         ),
         Example(
             title="from torch.cuda import amp",
-            before="import torch\nfrom torch.cuda import amp\n\nwith amp.autocast():\n    pass\n",
-            after='import torch\n\nwith torch.amp.autocast("cuda"):\n    pass\n',
+            before="import torch\nfrom torch.cuda import amp, nvtx\n\nwith amp.autocast():\n    nvtx.mark('x')\n",
+            after="import torch\nfrom torch.cuda import nvtx\n\nwith torch.amp.autocast(\"cuda\"):\n    nvtx.mark('x')\n",
         ),
         Example(
             title="import torch.cuda.amp as amp, import torch as th",
