@@ -259,6 +259,17 @@ def test_a_name_with_its_own_rename_is_split_out_of_a_renamed_module() -> None:
     assert plain.code == "from pkg.x.y import Other\n"
 
 
+def test_a_split_import_inside_a_function_stays_there() -> None:
+    from torchmigrate.engine import migrate_text
+
+    p = _pass(renames={"pkg._x": "pkg.x", "pkg._x.y.Spec": "pkg.x._spec.Spec"})
+    code = "import os\n\n\ndef f():\n    # why\n    from pkg._x.y import Other, Spec\n    return Spec, Other\n"
+    assert migrate_text(code, [p]).code == (
+        "import os\n\n\ndef f():\n    # why\n    from pkg.x.y import Other\n    from pkg.x._spec import Spec\n"
+        "    return Spec, Other\n"
+    )
+
+
 def test_a_rename_transformer_subclass_replaces_the_default_step() -> None:
     import libcst as cst
 

@@ -77,6 +77,17 @@ PASS = Pass(
             ),
         ),
         Example(
+            title="a function-local import that must be split stays local",
+            before=(
+                "def spec_of(x):\n    from torch.distributed._tensor.placement_types import DTensorSpec, Shard\n\n"
+                "    return DTensorSpec, Shard\n"
+            ),
+            after=(
+                "def spec_of(x):\n    from torch.distributed.tensor._dtensor_spec import DTensorSpec\n"
+                "    from torch.distributed.tensor.placement_types import Shard\n\n    return DTensorSpec, Shard\n"
+            ),
+        ),
+        Example(
             title="look-alikes: another package's _tensor, a private attribute",
             before="from mylib._tensor import DTensor\n\nself._tensor.api = 1\n",
         ),
