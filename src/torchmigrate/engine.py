@@ -104,7 +104,8 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
     """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports."""
     sink = Sink(pass_.id, pass_.safety.value, suppressed)
     steps: list[type[PassTransformer]] = []
-    if pass_.renames:
+    custom_renames = pass_.transformer is not None and issubclass(pass_.transformer, RenameTransformer)
+    if pass_.renames and not custom_renames:  # a RenameTransformer subclass applies the renames itself
         steps.append(RenameTransformer)
     if pass_.transformer is not None:
         steps.append(pass_.transformer)

@@ -445,12 +445,18 @@ class CallContext:
 # --- declarative renames ------------------------------------------------------------------------------------
 
 
-def _match(qualname: str, renames: dict[str, str]) -> str | None:
-    """The new name for ``qualname`` under the longest matching old prefix, or None."""
+def _best_key(qualname: str, renames: dict[str, str]) -> str | None:
+    """The longest old name in ``renames`` that is ``qualname`` or a prefix of it."""
     best = None
     for old in renames:
         if (qualname == old or qualname.startswith(old + ".")) and (best is None or len(old) > len(best)):
             best = old
+    return best
+
+
+def _match(qualname: str, renames: dict[str, str]) -> str | None:
+    """The new name for ``qualname`` under the longest matching old prefix, or None."""
+    best = _best_key(qualname, renames)
     return None if best is None else renames[best] + qualname[len(best) :]
 
 
@@ -469,6 +475,8 @@ class RenameTransformer(PassTransformer):
         self.renames = dict(pass_.renames)
         self.local_renames: dict[str, str] = {}
         self._used_names: set[str] | None = None
+        # Imports split off a function-local ``from … import`` line: they stay local, next to it (keyed by the line).
+        self._split_imports: dict[int, dict[str, list[cst.ImportAlias]]] = {}
 
     def used_names(self) -> set[str]:
         if self._used_names is None:
@@ -504,7 +512,7 @@ class RenameTransformer(PassTransformer):
             if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
                 continue
             module = dotted_name(statement.module) or ""
-            if _match(module, self.renames) is not None:
+            if _match(module, self.renames) is not None and not self._names_renamed_apart(module, statement.names):
                 continue
             for alias in statement.names:
                 plan = self._plan(module, alias)
@@ -535,7 +543,7 @@ class RenameTransformer(PassTransformer):
             return updated_node
         module = dotted_name(updated_node.module) or ""
         new_module = _match(module, self.renames)
-        if new_module is not None:
+        if new_module is not None and not self._names_renamed_apart(module, updated_node.names):
             self.edited(original_node, f"import renamed ({self.pass_.title})")
             return updated_node.with_changes(module=cst.parse_expression(new_module))
         if isinstance(updated_node.names, cst.ImportStar):
@@ -560,13 +568,49 @@ class RenameTransformer(PassTransformer):
                     )
                 )
             else:
-                AddImportsVisitor.add_needed_import(self.context, target_module, target_name, asname)
+                self._add_split_import(original_node, target_module, target_name, asname)
         if not kept:
             return cst.RemoveFromParent()
         kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         if in_place:
             return updated_node.with_changes(module=cst.parse_expression(targets.pop()), names=kept)
         return updated_node.with_changes(names=kept)
+
+    def _add_split_import(self, node: cst.ImportFrom, module: str, name: str, asname: str | None) -> None:
+        line = self.get_metadata(ParentNodeProvider, node, None)
+        if not isinstance(line, cst.SimpleStatementLine) or isinstance(
+            self.get_metadata(ParentNodeProvider, line, None), cst.Module
+        ):
+            AddImportsVisitor.add_needed_import(self.context, module, name, asname)
+            return
+        alias = cst.ImportAlias(name=cst.Name(name), asname=cst.AsName(name=cst.Name(asname)) if asname else None)
+        self._split_imports.setdefault(id(line), {}).setdefault(module, []).append(alias)
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        split = self._split_imports.pop(id(original_node), None)
+        if not split:
+            return updated_node
+        lines: list[cst.BaseStatement] = [updated_node] if updated_node.body else []
+        for module, aliases in split.items():
+            names = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in aliases[:-1]]
+            dotted = build_dotted(module)
+            assert isinstance(dotted, (cst.Attribute, cst.Name))
+            statement = cst.ImportFrom(module=dotted, names=[*names, aliases[-1]])
+            lines.append(cst.SimpleStatementLine(body=[statement], leading_lines=() if lines else updated_node.leading_lines))
+        return cst.FlattenSentinel(lines)
+
+    def _names_renamed_apart(self, module: str, names: cst.ImportStar | Sequence[cst.ImportAlias]) -> bool:
+        """Some name imported from ``module`` has a more specific rename than the module itself.
+
+        ``{"a._x": "a.x", "a._x.y.Spec": "a.x._spec.Spec"}``: ``from a._x.y import Spec, Other`` must import ``Spec``
+        from ``a.x._spec`` and ``Other`` from ``a.x.y``, so the names are planned one by one.
+        """
+        if isinstance(names, cst.ImportStar):
+            return False
+        module_key = _best_key(module, self.renames)
+        return any(_best_key(f"{module}.{dotted_name(alias.name) or ''}", self.renames) != module_key for alias in names)
 
     def _inside_import(self, node: cst.CSTNode) -> bool:
         parent = self.get_metadata(ParentNodeProvider, node, None)
