@@ -20,12 +20,20 @@ from libcst.metadata import MetadataWrapper
 
 from torchmigrate.passes import Pass, select_passes
 from torchmigrate.results import FileResult
-from torchmigrate.transform import PassTransformer, RenameTransformer, Sink, suppressions
+from torchmigrate.transform import (
+    SKIP_FILE,
+    AddImports,
+    PassTransformer,
+    RemoveImports,
+    RenameTransformer,
+    Sink,
+    skips_file,
+    suppressions,
+)
 from torchmigrate.versions import OLDEST, Version
 
 __all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE"]
 
-SKIP_FILE = re.compile(r"#\s*migrate:\s*skip-file\b")
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,7 @@ def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
 def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> FileResult:
     """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``."""
     result = FileResult(path=path, old=text, new=text)
-    if not passes or SKIP_FILE.search(text) or not trigger_regex(passes).search(text):
+    if not passes or skips_file(text) or not trigger_regex(passes).search(text):
         return result
     try:
         module = cst.parse_module(text)
@@ -120,9 +128,9 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
         if len(sink.edits) == before_edits:
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
         if AddImportsVisitor.CONTEXT_KEY in context.scratch:
-            new_module = AddImportsVisitor(context).transform_module(new_module)
+            new_module = AddImports(context, sink.protected).transform_module(new_module)
         if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
-            new_module = RemoveImportsVisitor(context).transform_module(new_module)
+            new_module = RemoveImports(context, sink.protected).transform_module(new_module)
         module = new_module
     return module, sink
 
