@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
+from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import typer
 
-from torchmigrate import __version__
-from torchmigrate.api import make_options, plan_tasks
+from torchmigrate import __version__, config, formats, terminal
 from torchmigrate.passes import Pass, all_passes, get_pass
-from torchmigrate.report import Summary, diff_bytes
+from torchmigrate.report import Summary, diff_bytes, unified_diff
+from torchmigrate.results import FileResult
 from torchmigrate.runner import run_tasks
 from torchmigrate.versions import VersionError, parse_version
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
 
@@ -83,6 +100,24 @@ def migrate(
     list_: Annotated[bool, typer.Option("--list", help="List the passes (with --to: those up to that release).")] = False,
     explain: Annotated[str | None, typer.Option("--explain", help="Show one pass's documentation and examples.")] = None,
     version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
+    # -- configuration, output formats, terminal --
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="Read settings from this TOML file, not the closest pyproject.toml.")
+    ] = None,
+    isolated: Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")] = False,
+    exclude: Annotated[
+        str | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns (comma-separated).")
+    ] = None,
+    extend_exclude: Annotated[
+        str | None, typer.Option("--extend-exclude", help="Patterns to skip in addition to `exclude` (comma-separated).")
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="How edits and findings are reported: text, json, sarif, github.")
+    ] = OutputFormat.text,
+    output_file: Annotated[
+        Path | None, typer.Option("--output-file", help="Write what stdout would carry (diff or report) to FILE.")
+    ] = None,
+    color: Annotated[Color, typer.Option("--color", help="Colour terminal output: auto, always, never.")] = Color.auto,
 ) -> None:
     """Rewrite PyTorch code for a newer release: `migrate --to 2.12 [--diff | --check] PATH...`."""
     if version:
@@ -90,9 +125,13 @@ def migrate(
         raise typer.Exit(EXIT_OK)
     if explain is not None:
         try:
-            typer.echo(render_explain(get_pass(explain)), nl=False)
+            chosen = get_pass(explain)
         except KeyError:
             raise _fail(f"unknown pass id {explain!r} (see `migrate --list`)") from None
+        if terminal.use_color(color.value, sys.stdout):
+            terminal.print_explain(terminal.console(sys.stdout, True, wrap=True), chosen)
+        else:
+            typer.echo(render_explain(chosen), nl=False)
         raise typer.Exit(EXIT_OK)
     if list_:
         try:
@@ -103,36 +142,82 @@ def migrate(
             if limit is None or p.version <= limit:
                 typer.echo(p.summary_line)
         raise typer.Exit(EXIT_OK)
-    if to is None:
-        raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
+    if diff and output_format is not OutputFormat.text:
+        raise _fail(f"--diff cannot be combined with --format {output_format.value}: the report lists every edit")
     if not paths:
+        if to is None:
+            raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
         raise _fail("no PATH given: name the files or folders to migrate")
-    try:
-        options = make_options(to, from_, _ids(select), _ids(ignore) or ())
-    except (VersionError, ValueError) as exc:
-        raise _fail(str(exc)) from None
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
+    overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
+    try:
+        plans = config.plan(paths, overrides, config_file, isolated)
+    except (config.ConfigError, VersionError, ValueError) as exc:
+        raise _fail(str(exc)) from None
 
     write = not (diff or check)
-    summary = Summary()
-    stdout = sys.stdout.buffer
-    for result in run_tasks(plan_tasks(paths, options, detect_from=from_ is None), write=write):
-        summary.add(result)
-        if result.error is not None:
-            typer.echo(f"{result.path}: error: {result.error}", err=True)
-        for finding in result.findings:
-            typer.echo(finding.render(result.path), err=True)
-        if diff and result.changed:
-            stdout.write(diff_bytes(result, result.path))
-            stdout.flush()
-    typer.echo(summary.render(written=write), err=True)
+    mode = "diff" if diff else "check" if check else "write"
+    fmt = output_format.value
+    err = terminal.console(sys.stderr, True) if terminal.use_color(color.value, sys.stderr) else None
+    out_color = output_file is None and terminal.use_color(color.value, sys.stdout)
+    summary, tally, kept = Summary(), terminal.Tally(), []
+    with _output(output_file) as stdout:
+        for result in run_tasks(config.tasks(plans), write=write):
+            summary.add(result)
+            tally.add(result)
+            if result.error is not None:
+                if err is not None:
+                    terminal.print_error(err, result.path, result.error)
+                else:
+                    typer.echo(f"{result.path}: error: {result.error}", err=True)
+            if fmt != "text":
+                kept.append(_slim(result))
+                continue
+            for finding in result.findings:
+                if err is not None:
+                    terminal.print_finding(err, result.path, finding.line, finding.col, finding.pass_id, finding.message)
+                else:
+                    typer.echo(finding.render(result.path), err=True)
+            if diff and result.changed:
+                if out_color and result.old is not None and result.new is not None:
+                    terminal.print_diff(terminal.console(sys.stdout, True), unified_diff(result.old, result.new, result.path))
+                else:
+                    stdout.write(diff_bytes(result, result.path))
+                    stdout.flush()
+        if fmt != "text":
+            stdout.write(formats.render(fmt, formats.RunInfo(mode, kept, summary)).encode("utf-8"))
+    if err is not None:
+        terminal.print_summary(err, summary, tally, written=write)
+    else:
+        typer.echo(summary.render(written=write), err=True)
     if summary.errors:
         raise typer.Exit(EXIT_ERROR)
     if check and (summary.changed or summary.findings):
         raise typer.Exit(EXIT_CHECK)
     raise typer.Exit(EXIT_OK)
+
+
+@contextlib.contextmanager
+def _output(path: Path | None) -> Iterator[BinaryIO]:
+    """stdout, or ``--output-file`` (written even when empty, so CI steps can always upload it)."""
+    if path is None:
+        yield sys.stdout.buffer
+        return
+    try:
+        handle = path.open("wb")
+    except OSError as exc:
+        raise _fail(f"cannot write --output-file {path}: {exc.strerror or exc}") from None
+    with handle:
+        yield handle
+
+
+def _slim(result: FileResult) -> FileResult:
+    """Drop the texts of an unchanged file (a changed one keeps them: ``changed`` and SARIF fixes need them)."""
+    if not result.changed:
+        result.old = result.new = None
+    return result
 
 
 def main() -> None:
