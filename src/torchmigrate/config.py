@@ -22,7 +22,6 @@ import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from pathlib import Path
 
 from pathspec import GitIgnoreSpec
@@ -169,7 +168,6 @@ def _table(data: Mapping[str, object]) -> Mapping[str, object] | None:
     return None
 
 
-@lru_cache(maxsize=64)
 def load_config(path: Path) -> Config:
     """The configuration in ``path``: its ``[tool.torchmigrate]`` table, or (for a file not named ``pyproject.toml``,
     such as ``torchmigrate.toml``) its top-level keys."""
@@ -192,7 +190,6 @@ def _display(path: Path) -> str:
         return path.as_posix()
 
 
-@lru_cache(maxsize=1024)
 def _config_in(folder: Path) -> Path | None:
     candidate = folder / "pyproject.toml"
     if candidate.is_file() and _table(_read_toml(candidate)) is not None:
@@ -200,14 +197,16 @@ def _config_in(folder: Path) -> Path | None:
     return None
 
 
-def find_config_file(start: Path) -> Path | None:
+def find_config_file(start: Path, cache: dict[Path, Path | None] | None = None) -> Path | None:
     """The closest ``pyproject.toml`` with a ``[tool.torchmigrate]`` table in ``start``'s folder or above it."""
     here = Path(os.path.abspath(start))
     folder = here if here.is_dir() else here.parent
+    seen = {} if cache is None else cache
     for candidate in (folder, *folder.parents):
-        found = _config_in(candidate)
-        if found is not None:
-            return found
+        if candidate not in seen:
+            seen[candidate] = _config_in(candidate)
+        if seen[candidate] is not None:
+            return seen[candidate]
     return None
 
 
@@ -258,6 +257,8 @@ def plan(
     from torchmigrate.api import make_options  # api imports the runner; keep this module importable on its own
 
     explicit = load_config(config_file) if config_file is not None and not isolated else None
+    folders: dict[Path, Path | None] = {}
+    loaded: dict[Path, Config] = {}
     plans = []
     for root in paths:
         if isolated:
@@ -265,8 +266,10 @@ def plan(
         elif explicit is not None:
             config = explicit
         else:
-            found = find_config_file(root)
-            config = load_config(found) if found is not None else Config()
+            found = find_config_file(root, folders)
+            if found is not None and found not in loaded:
+                loaded[found] = load_config(found)
+            config = loaded[found] if found is not None else Config()
         merged = overrides.apply(config)
         if merged.to is None:
             where = f" (and {_display(config.source)} sets no `to`)" if config.source else ""
