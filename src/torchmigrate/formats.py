@@ -26,11 +26,75 @@ from torchmigrate.passes import Pass, all_passes
 from torchmigrate.report import Summary
 from torchmigrate.results import Edit, FileResult
 
-__all__ = ["FORMATS", "JSON_SCHEMA_VERSION", "RunInfo", "render", "render_github", "render_json", "render_sarif"]
+__all__ = ["FORMATS", "JSON_SCHEMA", "JSON_SCHEMA_VERSION", "RunInfo", "render", "render_github", "render_json", "render_sarif"]
 
 FORMATS = ("text", "json", "sarif", "github")
 JSON_SCHEMA_VERSION = 1
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+_POSITION = {"type": "integer", "minimum": 0, "description": "1-based; line and column where the pass saw the code"}
+JSON_SCHEMA: dict[str, Any] = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "title": "torchmigrate --format json report",
+    "description": "schema_version 1. New keys may be added within a version; removing or changing one bumps it.",
+    "type": "object",
+    "required": ["schema_version", "tool", "mode", "summary", "files"],
+    "properties": {
+        "schema_version": {"const": JSON_SCHEMA_VERSION},
+        "tool": {
+            "type": "object",
+            "required": ["name", "version"],
+            "properties": {"name": {"const": "torchmigrate"}, "version": {"type": "string"}},
+        },
+        "mode": {"enum": ["write", "check", "diff"], "description": "write: files were rewritten; check: nothing was"},
+        "summary": {
+            "type": "object",
+            "required": ["scanned", "changed", "edits", "findings", "errors"],
+            "properties": {k: {"type": "integer", "minimum": 0} for k in ("scanned", "changed", "edits", "findings", "errors")},
+        },
+        "files": {
+            "description": "the files with an edit, a finding or an error (FileResult.to_dict()), in run order",
+            "type": "array",
+            "items": {"$ref": "#/definitions/file"},
+        },
+    },
+    "definitions": {
+        "file": {
+            "type": "object",
+            "required": ["path", "changed", "written", "passes_applied", "edits", "findings", "error"],
+            "properties": {
+                "path": {"type": "string", "description": "relative to the working directory when below it"},
+                "changed": {"type": "boolean", "description": "the migration changes this file"},
+                "written": {"type": "boolean", "description": "the new text was written (write mode)"},
+                "passes_applied": {"type": "array", "items": {"type": "string"}},
+                "edits": {"type": "array", "items": {"$ref": "#/definitions/edit"}},
+                "findings": {"type": "array", "items": {"$ref": "#/definitions/finding"}},
+                "error": {"type": ["string", "null"], "description": "why the file was left as it was"},
+            },
+        },
+        "edit": {
+            "type": "object",
+            "required": ["line", "col", "pass_id", "message", "safety"],
+            "properties": {
+                "line": _POSITION,
+                "col": _POSITION,
+                "pass_id": {"type": "string"},
+                "message": {"type": "string"},
+                "safety": {"enum": ["safe", "review"]},
+            },
+        },
+        "finding": {
+            "type": "object",
+            "required": ["line", "col", "pass_id", "message"],
+            "properties": {
+                "line": _POSITION,
+                "col": _POSITION,
+                "pass_id": {"type": "string"},
+                "message": {"type": "string"},
+            },
+        },
+    },
+}
 SRCROOT = "%SRCROOT%"
 
 
