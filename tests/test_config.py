@@ -66,12 +66,15 @@ def test_the_closest_config_applies_and_the_command_line_overrides_it(project: P
     proc = run("--diff", str(project / "src"), cwd=project.parent)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count(b"+++ b/") == 1 and b"legacy_api" not in proc.stdout
-    # The command line wins: --to below the pass's release, and --exclude replacing nothing given (extend-exclude stays).
+    # The command line wins: --to below the pass's release.
     proc = run("--to", "2.10", "--check", ".", cwd=project)
     assert proc.returncode == 0, proc.stderr
-    # --isolated ignores the file: no `to` any more.
-    proc = run("--isolated", "--check", ".", cwd=project)
-    assert proc.returncode == 2 and b"missing --to" in proc.stderr
+
+
+def test_isolated_ignores_the_config(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, _, err = invoke(monkeypatch, project, "--isolated", "--check", ".")
+    assert code == 2 and "missing --to" in err
+    assert invoke(monkeypatch, project, "--isolated", "--to", "2.12", "--check", "vendored")[0] == 1
 
 
 def test_cli_select_and_ignore_replace_the_configs(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,13 +85,17 @@ def test_cli_select_and_ignore_replace_the_configs(project: Path, monkeypatch: p
     assert code == 1  # the command line's --ignore replaces the file's
 
 
-def test_exclude_patterns_are_relative_to_the_config_and_drop_named_files(project: Path) -> None:
+def test_exclude_patterns_are_relative_to_the_config_and_drop_named_files(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # pre-commit names files one by one: an excluded file named directly is still skipped (ruff's force-exclude).
     proc = run("--check", "vendored/lib.py", "src/pkg/model.py", cwd=project)
     assert proc.returncode == 1
     assert b"1 files scanned" in proc.stderr
-    proc = run("--check", "--exclude", "src/", str(project / "src" / "pkg" / "model.py"), cwd=project.parent)
-    assert proc.returncode == 0 and b"0 files scanned" in proc.stderr
+    code, _, err = invoke(monkeypatch, project.parent, "--check", "--exclude", "src/", str(project / "src" / "pkg" / "model.py"))
+    assert code == 0 and "0 files scanned" in err
+    code, _, err = invoke(monkeypatch, project, "--check", "--extend-exclude", "tests,legacy_*", ".")
+    assert code == 1 and "1 files scanned" in err  # src/pkg/model.py; vendored/ stays excluded by the config
 
 
 def test_config_file_option(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

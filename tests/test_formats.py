@@ -14,8 +14,10 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
+from typer.testing import CliRunner
 
 from torchmigrate.api import migrate_source
+from torchmigrate.cli import app
 from torchmigrate.formats import JSON_SCHEMA, JSON_SCHEMA_VERSION, escape_data, escape_property, hunks
 from torchmigrate.passes import all_passes
 
@@ -166,14 +168,20 @@ def test_github_annotations_are_escaped(project: Path) -> None:
     assert escape_property("a:b,c\n") == "a%3Ab%2Cc%0A"
 
 
-def test_format_and_mode_combinations(project: Path) -> None:
-    proc = run("--to", "2.12", "--diff", "--format", "json", "pkg", cwd=project)
-    assert proc.returncode == 2 and b"--diff cannot be combined with --format json" in proc.stderr
+def test_format_and_mode_combinations(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(app, ["--to", "2.12", "--diff", "--format", "json", "pkg"])
+    assert result.exit_code == 2 and b"--diff cannot be combined with --format json" in result.stderr_bytes
     # --output-file takes what stdout would carry: with --diff, the plain patch.
-    proc = run("--to", "2.12", "--diff", "--output-file", "m.patch", "--color", "always", "pkg", cwd=project)
-    assert proc.returncode == 0 and proc.stdout == b""
+    result = CliRunner().invoke(app, ["--to", "2.12", "--diff", "--output-file", "m.patch", "--color", "always", "pkg"])
+    assert result.exit_code == 0 and result.stdout_bytes == b""
     patch = (project / "m.patch").read_bytes()
     assert patch.startswith(b"--- a/pkg/") and b"\x1b[" not in patch
+    # write mode with a report: the files are written and the report says so.
+    result = CliRunner().invoke(app, ["--to", "2.12", "--format", "json", "--output-file", "r.json", "pkg"])
+    assert result.exit_code == 0
+    report = json.loads((project / "r.json").read_text())
+    assert report["mode"] == "write" and {f["path"] for f in report["files"] if f["written"]} == {"pkg/legacy.py", "pkg/crlf.py"}
 
 
 def test_hunks_cover_insertions_deletions_and_the_end_of_file() -> None:

@@ -14,8 +14,6 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from rich.console import Console
-from rich.markdown import Markdown
-from rich.table import Table
 from rich.text import Text
 
 from torchmigrate.passes import Pass
@@ -104,6 +102,8 @@ class Tally:
 
 def print_summary(out: Console, summary: Summary, tally: Tally, *, written: bool) -> None:
     """A table of edits and findings per pass, then the one-line summary."""
+    from rich.table import Table  # imported when needed: it costs start-up time on every run
+
     ids = sorted({*tally.edits, *tally.findings})
     if ids:
         table = Table(title=None, show_edge=False, header_style="bold")
@@ -159,4 +159,6 @@ def _fenced(code: str) -> str:
 
 
 def print_explain(out: Console, p: Pass) -> None:
+    from rich.markdown import Markdown  # imported when needed: it costs start-up time on every run
+
     out.print(Markdown(explain_markdown(p), code_theme="ansi_dark"))
