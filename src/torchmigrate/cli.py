@@ -81,7 +81,7 @@ def _indent(code: str) -> str:
 @app.command()
 def migrate(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to migrate.", show_default=False)] = None,
-    to: Annotated[str | None, typer.Option("--to", help="Target PyTorch release, e.g. 2.12.")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Target PyTorch release, e.g. 2.12 (or `to` in pyproject.toml).")] = None,
     from_: Annotated[
         str | None,
         typer.Option(
