@@ -154,6 +154,7 @@ def test_a_transformer_that_forgets_to_ask_is_still_suppressed() -> None:
 
     from torchmigrate.engine import migrate_text
     from torchmigrate.passes import SAFE, Pass
+    from torchmigrate.results import Finding
     from torchmigrate.transform import PassTransformer
 
     careless = Pass(id="careless", release="2.5", safety=SAFE, title="t", evidence="test", triggers=("old_fn",), doc="d")
@@ -166,7 +167,12 @@ def test_a_transformer_that_forgets_to_ask_is_still_suppressed() -> None:
             self.edited(original_node, "renamed")  # no self.allowed() check on purpose
             return updated_node.with_changes(value="new_fn")
 
+        def visit_Integer(self, node: cst.Integer) -> None:  # a finding recorded without self.finding()
+            line, col = self.position(node)
+            self.sink.findings.append(Finding(line, col, "careless", "look here"))
+
     code = "old_fn(1)  # migrate: ignore[careless]\nold_fn(\n    2,  # migrate: ignore\n)\nold_fn(3)\n"
     result = migrate_text(code, [careless])
     assert result.code == code.replace("old_fn(3)", "new_fn(3)")
     assert [e.line for e in result.edits] == [5]
+    assert [f.line for f in result.findings] == [5]

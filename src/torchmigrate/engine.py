@@ -132,6 +132,8 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
         if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
             new_module = RemoveImports(context, sink.protected).transform_module(new_module)
         module = new_module
+    if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
+        sink.findings = [f for f in sink.findings if sink.allows(f.line)]
     return module, sink
 
 
