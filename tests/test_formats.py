@@ -184,6 +184,17 @@ def test_format_and_mode_combinations(project: Path, monkeypatch: pytest.MonkeyP
     assert report["mode"] == "write" and {f["path"] for f in report["files"] if f["written"]} == {"pkg/legacy.py", "pkg/crlf.py"}
 
 
+def test_positions_refer_to_the_file_as_it_was() -> None:
+    """A pass that runs after another one changed the file reports lines of the original file (annotations land on
+    the right line of the pull request)."""
+    lines = LEGACY.split("\n")
+    edits = migrate_source(LEGACY, to="2.12").edits
+    assert len({e.pass_id for e in edits}) == 2
+    assert all("export_for" in lines[e.line - 1] or "efi(" in lines[e.line - 1] for e in edits), edits
+    assert max(e.line for e in edits if e.pass_id == "export-for-training") == 8
+    assert migrate_source(LEGACY + "\nep2 = torch.export.export_for_inference(m, a, **kw)\n", to="2.12").findings[0].line == 9
+
+
 def test_hunks_cover_insertions_deletions_and_the_end_of_file() -> None:
     old, new = "a\nb\nc", "a\nx\ny\nc\nd\n"
     found = hunks(old, new)

@@ -7,9 +7,10 @@ processes, many repositories, a cluster — only has to schedule it.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -80,6 +81,10 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> F
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {_one_line(exc)}"
             return result
+        if code != text:  # an earlier pass changed the file: report positions in the file as it was
+            to_original = _line_map(code, text)
+            sink.findings = [replace(f, line=to_original(f.line)) for f in sink.findings]
+            sink.edits = [replace(e, line=to_original(e.line)) for e in sink.edits]
         result.findings.extend(sink.findings)
         if sink.edits:
             new_code = module.code
@@ -95,6 +100,20 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> F
             return result
     result.new = code
     return result
+
+
+def _line_map(seen: str, original: str) -> Callable[[int], int]:
+    """Map a 1-based line of ``seen`` (a pass's input) to the line of ``original`` it came from."""
+    blocks = difflib.SequenceMatcher(None, original.splitlines(), seen.splitlines(), autojunk=False).get_opcodes()
+
+    def to_original(line: int) -> int:
+        index = line - 1
+        for tag, i1, i2, j1, j2 in blocks:
+            if j1 <= index < j2:
+                return (i1 + (index - j1) if tag == "equal" else i1 + min(index - j1, max(i2 - i1 - 1, 0))) + 1
+        return line
+
+    return to_original
 
 
 def verify(code: str) -> str | None:
