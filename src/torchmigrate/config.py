@@ -27,10 +27,9 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from torchmigrate.engine import Options
-from torchmigrate.files import discover
 from torchmigrate.passes import unknown_ids
 from torchmigrate.runner import Task
-from torchmigrate.versions import VersionError, detect_pinned_version, parse_version
+from torchmigrate.versions import VersionError, parse_version
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -226,20 +225,17 @@ class RootPlan:
     def excludes(self) -> list[str]:
         return [*(self.config.exclude or ()), *self.config.extend_exclude]
 
-    def options_for(self, path: Path) -> Options:
-        """The options for one file: the root's, minus the passes ``per-file-ignores`` turns off for it."""
-        if not self.ignore_specs:
-            return self.options
-        relative = _relative(path, self.config.base)
+    def options_for(self, path: Path, options: Options | None = None) -> Options:
+        """The options for one file (``options``: the root's), minus the passes ``per-file-ignores`` turns off."""
+        base = self.options if options is None else options
+        relative = _relative(path, self.config.base) if self.ignore_specs else None
         if relative is None:
-            return self.options
+            return base
         extra: set[str] = set()
         for spec, ids in self.ignore_specs:
             if spec.match_file(relative):
                 extra |= ids
-        if not extra:
-            return self.options
-        return replace(self.options, ignore=self.options.ignore | extra)
+        return replace(base, ignore=base.ignore | extra) if extra else base
 
 
 def _relative(path: Path, base: Path) -> str | None:
@@ -281,12 +277,19 @@ def plan(
 
 
 def tasks(plans: Sequence[RootPlan]) -> Iterator[Task]:
-    """One task per source file under each planned root, with that file's options."""
+    """One task per source file under each planned root, with that file's options.
+
+    Files come from :func:`torchmigrate.api.plan_tasks` (discovery and the ``--from`` pin); ``exclude`` patterns then
+    drop files, also files named directly, and ``per-file-ignores`` adjust each file's options.
+    """
+    from torchmigrate.api import plan_tasks
+
     for root_plan in plans:
-        current = root_plan
-        if root_plan.detect_from:
-            pinned = detect_pinned_version(root_plan.root)
-            if pinned is not None and pinned <= root_plan.options.to:
-                current = replace(root_plan, options=replace(root_plan.options, from_=pinned))
-        for path in discover([current.root], exclude=current.excludes(), exclude_base=current.config.base):
-            yield Task(path, current.options_for(path))
+        patterns = root_plan.excludes()
+        excluded = GitIgnoreSpec.from_lines(patterns) if patterns else None
+        for task in plan_tasks([root_plan.root], root_plan.options, root_plan.detect_from):
+            if excluded is not None:
+                relative = _relative(task.path, root_plan.config.base)
+                if relative is not None and excluded.match_file(relative):
+                    continue
+            yield Task(task.path, root_plan.options_for(task.path, task.options))

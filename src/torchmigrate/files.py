@@ -143,26 +143,15 @@ def _ignored(path: Path, is_dir: bool, specs: Sequence[tuple[Path, GitIgnoreSpec
     return False
 
 
-def discover(
-    paths: Sequence[Path],
-    suffixes: Sequence[str] = SOURCE_SUFFIXES,
-    exclude: Sequence[str] = (),
-    exclude_base: Path | None = None,
-) -> Iterator[Path]:
+def discover(paths: Sequence[Path], suffixes: Sequence[str] = SOURCE_SUFFIXES, exclude: Sequence[str] = ()) -> Iterator[Path]:
     """Every source file under ``paths``, each once, in sorted order per root.
 
     Files named directly are always taken. Folders are walked skipping hidden folders, virtual environments,
     ``__pycache__``, build output, ``.gitignore`` matches and ``exclude`` patterns (gitignore syntax). Symlinked folders
     are not followed, and a symlinked file is taken only when its target lies inside one of the roots.
-
-    With ``exclude_base`` (the folder of the configuration file), ``exclude`` patterns match paths relative to that
-    folder, and they also drop files named directly (as ruff's ``force-exclude``: pre-commit names every file).
     """
     roots = [Path(os.path.realpath(p)) for p in paths]
     excluded = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
-    if excluded is not None and exclude_base is not None:
-        yield from _discover_based(paths, suffixes, excluded, Path(os.path.abspath(exclude_base)))
-        return
     seen: set[Path] = set()
 
     def inside_roots(real: Path) -> bool:
@@ -232,32 +221,6 @@ def _walk(
                 continue
             if take(path):
                 yield shown_path
-
-
-def _discover_based(paths: Sequence[Path], suffixes: Sequence[str], excluded: GitIgnoreSpec, base: Path) -> Iterator[Path]:
-    def matches(path: Path, is_dir: bool) -> bool:
-        try:
-            relative = Path(os.path.abspath(path)).relative_to(base).as_posix()
-        except ValueError:
-            return False
-        return excluded.match_file(relative + "/" if is_dir else relative)
-
-    for given in paths:
-        if any(matches(parent, True) for parent in Path(os.path.abspath(given)).parents) or matches(given, given.is_dir()):
-            continue
-        for path in discover([given], suffixes):
-            if not matches(path, False) and not any(matches(p, True) for p in _between(path, given)):
-                yield path
-
-
-def _between(path: Path, root: Path) -> Iterator[Path]:
-    """The folders from ``root`` (included) down to ``path``'s parent."""
-    current = path.parent
-    stop = Path(os.path.abspath(root))
-    while Path(os.path.abspath(current)) != stop and current != current.parent:
-        yield current
-        current = current.parent
-    yield current
 
 
 def has_bom(encoding: str) -> bool:
