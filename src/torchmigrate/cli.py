@@ -11,10 +11,9 @@ from typing import Annotated, BinaryIO
 
 import typer
 
-from torchmigrate import __version__, config, formats, terminal
+from torchmigrate import __version__, config, terminal
 from torchmigrate.passes import Pass, all_passes, get_pass
-from torchmigrate.report import Summary, diff_bytes, unified_diff
-from torchmigrate.results import FileResult
+from torchmigrate.report import Summary
 from torchmigrate.runner import run_tasks
 from torchmigrate.versions import VersionError, parse_version
 
@@ -159,39 +158,13 @@ def migrate(
 
     write = not (diff or check)
     mode = "diff" if diff else "check" if check else "write"
-    fmt = output_format.value
-    err = terminal.console(sys.stderr, True) if terminal.use_color(color.value, sys.stderr) else None
-    out_color = output_file is None and terminal.use_color(color.value, sys.stdout)
-    summary, tally, kept = Summary(), terminal.Tally(), []
+    summary = Summary()
     with _output(output_file) as stdout:
+        reporter = terminal.Reporter(output_format.value, mode=mode, color=color.value, out=stdout, to_stdout=not output_file)
         for result in run_tasks(config.tasks(plans), write=write):
             summary.add(result)
-            tally.add(result)
-            if result.error is not None:
-                if err is not None:
-                    terminal.print_error(err, result.path, result.error)
-                else:
-                    typer.echo(f"{result.path}: error: {result.error}", err=True)
-            if fmt != "text":
-                kept.append(_slim(result))
-                continue
-            for finding in result.findings:
-                if err is not None:
-                    terminal.print_finding(err, result.path, finding.line, finding.col, finding.pass_id, finding.message)
-                else:
-                    typer.echo(finding.render(result.path), err=True)
-            if diff and result.changed:
-                if out_color and result.old is not None and result.new is not None:
-                    terminal.print_diff(terminal.console(sys.stdout, True), unified_diff(result.old, result.new, result.path))
-                else:
-                    stdout.write(diff_bytes(result, result.path))
-                    stdout.flush()
-        if fmt != "text":
-            stdout.write(formats.render(fmt, formats.RunInfo(mode, kept, summary)).encode("utf-8"))
-    if err is not None:
-        terminal.print_summary(err, summary, tally, written=write)
-    else:
-        typer.echo(summary.render(written=write), err=True)
+            reporter.add(result)
+        reporter.finish(summary)
     if summary.errors:
         raise typer.Exit(EXIT_ERROR)
     if check and (summary.changed or summary.findings):
@@ -211,13 +184,6 @@ def _output(path: Path | None) -> Iterator[BinaryIO]:
         raise _fail(f"cannot write --output-file {path}: {exc.strerror or exc}") from None
     with handle:
         yield handle
-
-
-def _slim(result: FileResult) -> FileResult:
-    """Drop the texts of an unchanged file (a changed one keeps them: ``changed`` and SARIF fixes need them)."""
-    if not result.changed:
-        result.old = result.new = None
-    return result
 
 
 def main() -> None:

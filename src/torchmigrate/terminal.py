@@ -8,19 +8,20 @@ Without colour the output is exactly the plain text (a piped ``--diff`` is the p
 from __future__ import annotations
 
 import os
+import sys
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from rich.console import Console
 from rich.text import Text
 
 from torchmigrate.passes import Pass
-from torchmigrate.report import Summary
+from torchmigrate.report import Summary, diff_bytes, unified_diff
 from torchmigrate.results import FileResult
 
-__all__ = ["COLOR_CHOICES", "Tally", "console", "explain_markdown", "print_diff", "print_explain", "use_color"]
+__all__ = ["COLOR_CHOICES", "Reporter", "Tally", "console", "explain_markdown", "print_diff", "print_explain", "use_color"]
 
 COLOR_CHOICES = ("auto", "always", "never")
 
@@ -162,3 +163,58 @@ def print_explain(out: Console, p: Pass) -> None:
     from rich.markdown import Markdown  # imported when needed: it costs start-up time on every run
 
     out.print(Markdown(explain_markdown(p), code_theme="ansi_dark"))
+
+
+# --- the reporter the command uses ----------------------------------------------------------------------------------
+
+
+class Reporter:
+    """Renders a run as the command line asked: per file as results stream in (``add``), then the report and the
+    summary (``finish``). ``fmt`` ``text``: findings and errors on stderr, the diff on ``out`` with ``diff``; another
+    format: the report on ``out`` at the end, errors on stderr."""
+
+    def __init__(self, fmt: str, *, mode: str, color: str, out: BinaryIO, to_stdout: bool = True) -> None:
+        self.fmt, self.mode, self.out = fmt, mode, out
+        self.err = console(sys.stderr, True) if use_color(color, sys.stderr) else None
+        self.diff_console = console(sys.stdout, True) if to_stdout and use_color(color, sys.stdout) else None
+        self.tally = Tally()
+        self.kept: list[FileResult] = []
+
+    @property
+    def written(self) -> bool:
+        return self.mode == "write"
+
+    def add(self, result: FileResult) -> None:
+        self.tally.add(result)
+        if result.error is not None:
+            if self.err is not None:
+                print_error(self.err, result.path, result.error)
+            else:
+                print(f"{result.path}: error: {result.error}", file=sys.stderr, flush=True)
+        if self.fmt != "text":
+            if not result.changed:
+                result.old = result.new = None  # a changed file keeps its texts: `changed` and SARIF fixes need them
+            self.kept.append(result)
+            return
+        for f in result.findings:
+            if self.err is not None:
+                print_finding(self.err, result.path, f.line, f.col, f.pass_id, f.message)
+            else:
+                print(f.render(result.path), file=sys.stderr, flush=True)
+        if self.mode == "diff" and result.changed:
+            if self.diff_console is not None and result.old is not None and result.new is not None:
+                print_diff(self.diff_console, unified_diff(result.old, result.new, result.path))
+            else:
+                self.out.write(diff_bytes(result, result.path))
+                self.out.flush()
+
+    def finish(self, summary: Summary) -> None:
+        if self.fmt != "text":
+            from torchmigrate import formats
+
+            self.out.write(formats.render(self.fmt, formats.RunInfo(self.mode, self.kept, summary)).encode("utf-8"))
+            self.out.flush()
+        if self.err is not None:
+            print_summary(self.err, summary, self.tally, written=self.written)
+        else:
+            print(summary.render(written=self.written), file=sys.stderr, flush=True)
