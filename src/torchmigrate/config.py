@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from torchmigrate.api import make_options, plan_tasks
 from torchmigrate.engine import Options
 from torchmigrate.passes import unknown_ids
 from torchmigrate.runner import Task
@@ -250,8 +251,6 @@ def plan(
 ) -> list[RootPlan]:
     """Resolve the configuration and options for each PATH. Raises ``ConfigError``, ``VersionError`` or
     ``ValueError`` (each a one-line reason) before anything is read or written."""
-    from torchmigrate.api import make_options  # api imports the runner; keep this module importable on its own
-
     explicit = load_config(config_file) if config_file is not None and not isolated else None
     folders: dict[Path, Path | None] = {}
     loaded: dict[Path, Config] = {}
@@ -282,8 +281,6 @@ def tasks(plans: Sequence[RootPlan]) -> Iterator[Task]:
     Files come from :func:`torchmigrate.api.plan_tasks` (discovery and the ``--from`` pin); ``exclude`` patterns then
     drop files, also files named directly, and ``per-file-ignores`` adjust each file's options.
     """
-    from torchmigrate.api import plan_tasks
-
     for root_plan in plans:
         patterns = root_plan.excludes()
         excluded = GitIgnoreSpec.from_lines(patterns) if patterns else None
@@ -292,4 +289,4 @@ def tasks(plans: Sequence[RootPlan]) -> Iterator[Task]:
                 relative = _relative(task.path, root_plan.config.base)
                 if relative is not None and excluded.match_file(relative):
                     continue
-            yield Task(task.path, root_plan.options_for(task.path, task.options))
+            yield replace(task, options=root_plan.options_for(task.path, task.options))
