@@ -181,3 +181,12 @@ def test_pre_commit_entries_are_real_commands(project: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert (project / "src/pkg/model.py").read_text() == TRAINING.replace("export_for_training", "export")
     assert run(*check[1:], "--to", "2.12", "src/pkg/model.py", cwd=project).returncode == 0
+
+
+def test_missing_config_file_and_table(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    code, _, err = invoke(monkeypatch, project, "--config", "nope.toml", "--check", ".")
+    assert code == 2 and err.startswith("migrate: error: nope.toml: cannot read")
+    (project / "other").mkdir()
+    (project / "other" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    code, _, err = invoke(monkeypatch, project, "--config", "other/pyproject.toml", "--check", ".")
+    assert code == 2 and "no [tool.torchmigrate] table" in err

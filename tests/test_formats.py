@@ -213,3 +213,10 @@ def test_example_github_workflow_runs_a_real_invocation(project: Path) -> None:
     proc = run(*argv[1:], cwd=project)
     assert proc.returncode == 1
     assert proc.stdout.decode().startswith("::warning file=pkg/")
+
+
+def test_unwritable_output_file_is_a_command_line_error(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    result = CliRunner().invoke(app, ["--to", "2.12", "--format", "json", "--output-file", "no/such/dir/r.json", "pkg"])
+    assert result.exit_code == 2 and b"cannot write --output-file" in result.stderr_bytes
+    assert (project / "pkg" / "legacy.py").read_text() == LEGACY  # nothing was written

@@ -79,6 +79,17 @@ CASES: dict[str, tuple[str, str | None]] = {
         'NOTE = """\n# migrate: skip-file\n"""\nimport torch\nep = torch.export.export_for_training(m, (x,))\n',
         'NOTE = """\n# migrate: skip-file\n"""\nimport torch\nep = torch.export.export(m, (x,))\n',
     ),
+    "removal_suppressed.py": (  # a statement-removing pass (RemoveConfigOption), and its finding on a read
+        "import torch\n\n"
+        "torch._dynamo.config.inline_inbuilt_nn_modules = True  # migrate: ignore[dynamo-inline-nn-modules]\n"
+        "torch._dynamo.config.inline_inbuilt_nn_modules = False\n"
+        "if torch._dynamo.config.inline_inbuilt_nn_modules:  # migrate: ignore\n"
+        "    pass\n",
+        "import torch\n\n"
+        "torch._dynamo.config.inline_inbuilt_nn_modules = True  # migrate: ignore[dynamo-inline-nn-modules]\n"
+        "if torch._dynamo.config.inline_inbuilt_nn_modules:  # migrate: ignore\n"
+        "    pass\n",
+    ),
     # findings (export_for_inference with **kwargs cannot be rewritten)
     "finding_suppressed.py": (
         "import torch\nep = torch.export.export_for_inference(\n    m, a, **kw)  # migrate: ignore[export-for-inference]\n",
@@ -107,7 +118,7 @@ def test_suppressions_through_the_command(project: Path) -> None:
     # Findings: the suppressed one and the one in a skip-file are silent, the control is reported.
     stderr = diff.stderr.decode()
     assert "finding_reported.py:2:6: export-for-inference" in stderr
-    assert "finding_suppressed.py" not in stderr and "skip_file.py" not in stderr
+    assert "finding_suppressed.py" not in stderr and "skip_file.py" not in stderr and "removal_suppressed" not in stderr
 
     written = run("--to", "2.12", ".", cwd=project)
     assert written.returncode == 0, written.stderr
