@@ -190,3 +190,11 @@ def test_missing_config_file_and_table(project: Path, monkeypatch: pytest.Monkey
     (project / "other" / "pyproject.toml").write_text("[project]\nname = 'x'\n")
     code, _, err = invoke(monkeypatch, project, "--config", "other/pyproject.toml", "--check", ".")
     assert code == 2 and "no [tool.torchmigrate] table" in err
+
+
+def test_the_readme_example_is_a_valid_config(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```toml\n[tool.torchmigrate]\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "pyproject.toml").write_text("[tool.torchmigrate]\n" + block)
+    config = load_config(tmp_path / "pyproject.toml")
+    assert config.to == "2.12" and config.per_file_ignores
