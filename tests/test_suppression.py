@@ -150,6 +150,7 @@ def test_a_suppressed_use_keeps_every_name_bound() -> None:
         ("a = f(  # migrate: ignore\n    1,\n    2)\nb = 1\n", {1: None, 2: None, 3: None}),
         ("a = f(\n    1,\n    2)  # migrate: ignore[x, y]\n", {1: {"x", "y"}, 2: {"x", "y"}, 3: {"x", "y"}}),
         ("a = 1  # migrate: ignore[x]\nb = 2  # migrate:ignore\n", {1: {"x"}, 2: None}),
+        ("a = 1  # migrate: ignore [x]  -- why\nb = 2  # migrate: ignored\n", {1: {"x"}}),
         ("# migrate: ignore\na = 1\n", {}),  # a comment on its own line covers no statement
         ('s = """\n# migrate: ignore\n"""\n', {}),  # text in a string is not a comment
         ("if x:  # migrate: ignore\n    y = 1\n", {1: None}),  # a compound header: the body is not covered

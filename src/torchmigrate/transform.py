@@ -198,7 +198,7 @@ def is_version_guard(node: cst.CSTNode) -> bool:
 
 # --- suppression comments -----------------------------------------------------------------------------------
 
-_SUPPRESS = re.compile(r"#\s*migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+_SUPPRESS = re.compile(r"#\s*migrate:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?")
 
 
 def _merge(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
