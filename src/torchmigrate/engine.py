@@ -36,7 +36,6 @@ from torchmigrate.versions import OLDEST, Version
 __all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE"]
 
 
-
 @dataclass(frozen=True)
 class Options:
     """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range."""
@@ -81,7 +80,7 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> F
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {_one_line(exc)}"
             return result
-        if code != text:  # an earlier pass changed the file: report positions in the file as it was
+        if code != text and (sink.findings or sink.edits):  # an earlier pass changed the file: positions in the original
             to_original = _line_map(code, text)
             sink.findings = [replace(f, line=to_original(f.line)) for f in sink.findings]
             sink.edits = [replace(e, line=to_original(e.line)) for e in sink.edits]
