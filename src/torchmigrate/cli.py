@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
+from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, BinaryIO
 
 import typer
 
-from torchmigrate import __version__
-from torchmigrate.api import make_options, plan_tasks
+from torchmigrate import __version__, config, terminal
 from torchmigrate.passes import Pass, all_passes, get_pass
-from torchmigrate.report import Summary, diff_bytes
+from torchmigrate.report import Summary
 from torchmigrate.runner import run_tasks
 from torchmigrate.versions import VersionError, parse_version
+
+
+class OutputFormat(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
 
@@ -64,7 +80,7 @@ def _indent(code: str) -> str:
 @app.command()
 def migrate(
     paths: Annotated[list[Path] | None, typer.Argument(help="Files or folders to migrate.", show_default=False)] = None,
-    to: Annotated[str | None, typer.Option("--to", help="Target PyTorch release, e.g. 2.12.")] = None,
+    to: Annotated[str | None, typer.Option("--to", help="Target PyTorch release, e.g. 2.12 (or `to` in pyproject.toml).")] = None,
     from_: Annotated[
         str | None,
         typer.Option(
@@ -83,6 +99,24 @@ def migrate(
     list_: Annotated[bool, typer.Option("--list", help="List the passes (with --to: those up to that release).")] = False,
     explain: Annotated[str | None, typer.Option("--explain", help="Show one pass's documentation and examples.")] = None,
     version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
+    # -- configuration, output formats, terminal --
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="Read settings from this TOML file, not the closest pyproject.toml.")
+    ] = None,
+    isolated: Annotated[bool, typer.Option("--isolated", help="Ignore every configuration file.")] = False,
+    exclude: Annotated[
+        str | None, typer.Option("--exclude", help="Skip files matching these gitignore-style patterns (comma-separated).")
+    ] = None,
+    extend_exclude: Annotated[
+        str | None, typer.Option("--extend-exclude", help="Patterns to skip in addition to `exclude` (comma-separated).")
+    ] = None,
+    output_format: Annotated[
+        OutputFormat, typer.Option("--format", help="How edits and findings are reported: text, json, sarif, github.")
+    ] = OutputFormat.text,
+    output_file: Annotated[
+        Path | None, typer.Option("--output-file", help="Write what stdout would carry (diff or report) to FILE.")
+    ] = None,
+    color: Annotated[Color, typer.Option("--color", help="Colour terminal output: auto, always, never.")] = Color.auto,
 ) -> None:
     """Rewrite PyTorch code for a newer release: `migrate --to 2.12 [--diff | --check] PATH...`."""
     if version:
@@ -90,9 +124,13 @@ def migrate(
         raise typer.Exit(EXIT_OK)
     if explain is not None:
         try:
-            typer.echo(render_explain(get_pass(explain)), nl=False)
+            chosen = get_pass(explain)
         except KeyError:
             raise _fail(f"unknown pass id {explain!r} (see `migrate --list`)") from None
+        if terminal.use_color(color.value, sys.stdout):
+            terminal.print_explain(terminal.console(sys.stdout, True, wrap=True), chosen)
+        else:
+            typer.echo(render_explain(chosen), nl=False)
         raise typer.Exit(EXIT_OK)
     if list_:
         try:
@@ -103,36 +141,49 @@ def migrate(
             if limit is None or p.version <= limit:
                 typer.echo(p.summary_line)
         raise typer.Exit(EXIT_OK)
-    if to is None:
-        raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
+    if diff and output_format is not OutputFormat.text:
+        raise _fail(f"--diff cannot be combined with --format {output_format.value}: the report lists every edit")
     if not paths:
+        if to is None:
+            raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
         raise _fail("no PATH given: name the files or folders to migrate")
-    try:
-        options = make_options(to, from_, _ids(select), _ids(ignore) or ())
-    except (VersionError, ValueError) as exc:
-        raise _fail(str(exc)) from None
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
+    overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
+    try:
+        plans = config.plan(paths, overrides, config_file, isolated)
+    except (config.ConfigError, VersionError, ValueError) as exc:
+        raise _fail(str(exc)) from None
 
     write = not (diff or check)
+    mode = "diff" if diff else "check" if check else "write"
     summary = Summary()
-    stdout = sys.stdout.buffer
-    for result in run_tasks(plan_tasks(paths, options, detect_from=from_ is None), write=write):
-        summary.add(result)
-        if result.error is not None:
-            typer.echo(f"{result.path}: error: {result.error}", err=True)
-        for finding in result.findings:
-            typer.echo(finding.render(result.path), err=True)
-        if diff and result.changed:
-            stdout.write(diff_bytes(result, result.path))
-            stdout.flush()
-    typer.echo(summary.render(written=write), err=True)
+    with _output(output_file) as stdout:
+        reporter = terminal.Reporter(output_format.value, mode=mode, color=color.value, out=stdout, to_stdout=not output_file)
+        for result in run_tasks(config.tasks(plans), write=write):
+            summary.add(result)
+            reporter.add(result)
+        reporter.finish(summary)
     if summary.errors:
         raise typer.Exit(EXIT_ERROR)
     if check and (summary.changed or summary.findings):
         raise typer.Exit(EXIT_CHECK)
     raise typer.Exit(EXIT_OK)
+
+
+@contextlib.contextmanager
+def _output(path: Path | None) -> Iterator[BinaryIO]:
+    """stdout, or ``--output-file`` (written even when empty, so CI steps can always upload it)."""
+    if path is None:
+        yield sys.stdout.buffer
+        return
+    try:
+        handle = path.open("wb")
+    except OSError as exc:
+        raise _fail(f"cannot write --output-file {path}: {exc.strerror or exc}") from None
+    with handle:
+        yield handle
 
 
 def main() -> None:

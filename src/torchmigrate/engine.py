@@ -7,9 +7,10 @@ processes, many repositories, a cluster — only has to schedule it.
 from __future__ import annotations
 
 import ast
+import difflib
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -20,12 +21,19 @@ from libcst.metadata import MetadataWrapper
 
 from torchmigrate.passes import Pass, select_passes
 from torchmigrate.results import FileResult
-from torchmigrate.transform import PassTransformer, RenameTransformer, Sink, suppressions
+from torchmigrate.transform import (
+    SKIP_FILE,
+    AddImports,
+    PassTransformer,
+    RemoveImports,
+    RenameTransformer,
+    Sink,
+    skips_file,
+    suppressions,
+)
 from torchmigrate.versions import OLDEST, Version
 
 __all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE"]
-
-SKIP_FILE = re.compile(r"#\s*migrate:\s*skip-file\b")
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,7 @@ def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
 def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> FileResult:
     """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``."""
     result = FileResult(path=path, old=text, new=text)
-    if not passes or SKIP_FILE.search(text) or not trigger_regex(passes).search(text):
+    if not passes or skips_file(text) or not trigger_regex(passes).search(text):
         return result
     try:
         module = cst.parse_module(text)
@@ -72,6 +80,10 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> F
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {_one_line(exc)}"
             return result
+        if code != text and (sink.findings or sink.edits):  # an earlier pass changed the file: positions in the original
+            to_original = _line_map(code, text)
+            sink.findings = [replace(f, line=to_original(f.line)) for f in sink.findings]
+            sink.edits = [replace(e, line=to_original(e.line)) for e in sink.edits]
         result.findings.extend(sink.findings)
         if sink.edits:
             new_code = module.code
@@ -87,6 +99,20 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> F
             return result
     result.new = code
     return result
+
+
+def _line_map(seen: str, original: str) -> Callable[[int], int]:
+    """Map a 1-based line of ``seen`` (a pass's input) to the line of ``original`` it came from."""
+    blocks = difflib.SequenceMatcher(None, original.splitlines(), seen.splitlines(), autojunk=False).get_opcodes()
+
+    def to_original(line: int) -> int:
+        index = line - 1
+        for tag, i1, i2, j1, j2 in blocks:
+            if j1 <= index < j2:
+                return (i1 + (index - j1) if tag == "equal" else i1 + min(index - j1, max(i2 - i1 - 1, 0))) + 1
+        return line
+
+    return to_original
 
 
 def verify(code: str) -> str | None:
@@ -120,10 +146,12 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
         if len(sink.edits) == before_edits:
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
         if AddImportsVisitor.CONTEXT_KEY in context.scratch:
-            new_module = AddImportsVisitor(context).transform_module(new_module)
+            new_module = AddImports(context, sink.protected).transform_module(new_module)
         if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
-            new_module = RemoveImportsVisitor(context).transform_module(new_module)
+            new_module = RemoveImports(context, sink.protected).transform_module(new_module)
         module = new_module
+    if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
+        sink.findings = [f for f in sink.findings if sink.allows(f.line)]
     return module, sink
 
 

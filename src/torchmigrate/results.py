@@ -10,7 +10,8 @@ __all__ = ["Edit", "Finding", "FileResult"]
 
 @dataclass(frozen=True, order=True)
 class Edit:
-    """One rewrite a pass made. ``line`` and ``col`` are 1-based and point into the text the pass saw."""
+    """One rewrite a pass made. ``line`` and ``col`` are 1-based; ``line`` is in the file as it was before the run (a
+    pass after another one sees changed text: its lines are mapped back), ``col`` in the line as the pass saw it."""
 
     line: int
     col: int

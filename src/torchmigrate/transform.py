@@ -7,10 +7,12 @@ API (it reuses the file's own ``import torch as th`` alias, or schedules an impo
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import libcst as cst
 import libcst.matchers as m
@@ -196,21 +198,81 @@ def is_version_guard(node: cst.CSTNode) -> bool:
 
 # --- suppression comments -----------------------------------------------------------------------------------
 
-_SUPPRESS = re.compile(r"#\s*migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+_SUPPRESS = re.compile(r"#\s*migrate:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?")
+
+
+def _merge(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
+    return None if a is None or b is None else a | b
 
 
 def suppressions(text: str) -> dict[int, frozenset[str] | None]:
-    """Line number → suppressed pass ids (``None``: every pass) from ``# migrate: ignore[...]`` comments."""
-    result: dict[int, frozenset[str] | None] = {}
+    """Line number → suppressed pass ids (``None``: every pass) from ``# migrate: ignore[...]`` comments.
+
+    Only real comments count (not text inside strings), and a comment covers its whole *logical* line: every physical
+    line of a statement that spans several lines (a multi-line call, an import in parentheses, a compound statement's
+    header). So the comment may sit on the first, a middle or the last line of a multi-line statement.
+    """
     if "migrate:" not in text:
+        return {}
+    try:
+        return _logical_suppressions(text)
+    except (tokenize.TokenError, SyntaxError, ValueError):  # not tokenizable: fall back to physical lines
+        result: dict[int, frozenset[str] | None] = {}
+        for number, line in enumerate(text.splitlines(), start=1):
+            match = _SUPPRESS.search(line)
+            if match:
+                result[number] = _ids(match.group("ids"))
         return result
-    for number, line in enumerate(text.splitlines(), start=1):
-        match = _SUPPRESS.search(line)
-        if match:
-            ids = match.group("ids")
-            result[number] = None if ids is None else frozenset(i.strip() for i in ids.split(",") if i.strip())
+
+
+SKIP_FILE = re.compile(r"^[ \t]*#[ \t]*migrate:[ \t]*skip-file\b", re.MULTILINE)
+
+
+def skips_file(text: str) -> bool:
+    """True when a ``# migrate: skip-file`` comment stands on a line of its own (not inside a string)."""
+    if not SKIP_FILE.search(text):
+        return False
+    try:
+        return any(
+            t.type == tokenize.COMMENT and SKIP_FILE.match(t.string)
+            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+        )
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return True
+
+
+def _ids(ids: str | None) -> frozenset[str] | None:
+    return None if ids is None else frozenset(i.strip() for i in ids.split(",") if i.strip())
+
+
+def _logical_suppressions(text: str) -> dict[int, frozenset[str] | None]:
+    result: dict[int, frozenset[str] | None] = {}
+    first: int | None = None  # first physical line of the logical line being read
+    pending: list[frozenset[str] | None] = []
+    for token in tokenize.generate_tokens(io.StringIO(text).readline):
+        kind, line = token.type, token.start[0]
+        if kind == tokenize.COMMENT:
+            match = _SUPPRESS.match(token.string)
+            if match and first is not None:
+                pending.append(_ids(match.group("ids")))
+            continue
+        if kind in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING):
+            continue
+        if kind in (tokenize.NEWLINE, tokenize.ENDMARKER):
+            if first is not None and pending:
+                ids: frozenset[str] | None = frozenset()
+                for found in pending:
+                    ids = _merge(ids, found)
+                for number in range(first, token.end[0] + 1):
+                    result[number] = _merge(result.get(number, frozenset()), ids)
+            first, pending = None, []
+            continue
+        if first is None:
+            first = line
     return result
 
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
 
 # --- the transformer base -----------------------------------------------------------------------------------
 
@@ -224,6 +286,7 @@ class Sink:
     suppressed: dict[int, frozenset[str] | None] = field(default_factory=dict)
     edits: list[Edit] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    protected: set[str] = field(default_factory=set)  # code of suppressed import statements: imports are not merged
 
     def allows(self, *lines: int) -> bool:
         for line in lines:
@@ -253,7 +316,32 @@ class PassTransformer(ContextAwareTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if is_version_guard(node):
             return False
+        if self.sink.suppressed and isinstance(node, (cst.Import, cst.ImportFrom)) and not self.allowed(node):
+            self.sink.protected.add(_code(node))
         return super().on_visit(node)
+
+    # Suppression comments are enforced here for every pass, also for transformers that forget to ask ``allowed``:
+    # a rewrite of a node on a suppressed line is undone, with the edits, imports and removals it scheduled.
+    _WIDE = (cst.Module, cst.BaseSuite, cst.BaseCompoundStatement)
+
+    def on_leave(self, original_node: _Node, updated_node: _Node) -> _Node | cst.RemovalSentinel:
+        if not self.sink.suppressed or isinstance(original_node, self._WIDE):
+            return super().on_leave(original_node, updated_node)
+        scratch = self.context.scratch
+        marks = {key: len(scratch.get(key, ())) for key in (AddImportsVisitor.CONTEXT_KEY, RemoveImportsVisitor.CONTEXT_KEY)}
+        edits, findings, removed = len(self.sink.edits), len(self.sink.findings), len(self._removed)
+        result = super().on_leave(original_node, updated_node)
+        changed = result is not updated_node or len(self._removed) != removed
+        if changed and not self.allowed(original_node):
+            del self.sink.edits[edits:]
+            del self.sink.findings[findings:]
+            del self._removed[removed:]
+            for key, mark in marks.items():
+                scheduled = scratch.get(key)
+                if isinstance(scheduled, list):
+                    del scheduled[mark:]
+            return updated_node
+        return result
 
     # -- names --
     def qualname(self, node: cst.CSTNode) -> str | None:
@@ -474,6 +562,7 @@ class RenameTransformer(PassTransformer):
         super().__init__(context, pass_, sink)
         self.renames = dict(pass_.renames)
         self.local_renames: dict[str, str] = {}
+        self.kept_locals: set[str] = set()  # from-imported names kept (via an alias) because a use is suppressed
         self._used_names: set[str] | None = None
         # Imports split off a function-local ``from … import`` line: they stay local, next to it (keyed by the line).
         self._split_imports: dict[int, dict[str, list[cst.ImportAlias]]] = {}
@@ -514,11 +603,26 @@ class RenameTransformer(PassTransformer):
             module = dotted_name(statement.module) or ""
             if _match(module, self.renames) is not None and not self._names_renamed_apart(module, statement.names):
                 continue
+            if not self.allowed(statement):
+                continue  # a suppressed import stays as it is, and so do the uses of the names it binds
             for alias in statement.names:
                 plan = self._plan(module, alias)
                 if plan is not None and plan[3] is not None:
-                    self.local_renames[plan[3][0]] = plan[3][1]
+                    old_local, new_local = plan[3]
+                    if self._has_suppressed_use(node, old_local):
+                        # `from m import old as old`: the suppressed line keeps working, untouched, on the new API
+                        self.kept_locals.add(old_local)
+                    else:
+                        self.local_renames[old_local] = new_local
         return True
+
+    def _has_suppressed_use(self, module: cst.Module, name: str) -> bool:
+        if not self.sink.suppressed:
+            return False
+        for use in m.findall(module, m.Name(value=name)):
+            if not self._inside_import(use) and not self.allowed(use):
+                return True
+        return False
 
     def _plan(self, module: str, alias: cst.ImportAlias) -> tuple[str, str, str | None, tuple[str, str] | None] | None:
         """For ``from module import alias``: (new module, new name, asname, (old local, new local) or None)."""
@@ -532,8 +636,8 @@ class RenameTransformer(PassTransformer):
             return (target_module, target_name, None if old_local == target_name else old_local, None)
         if target_name == old_local:
             return (target_module, target_name, None, None)
-        if target_name in self.used_names():
-            return (target_module, target_name, old_local, None)  # keep the old local name: the new one is taken
+        if target_name in self.used_names() or old_local in self.kept_locals:
+            return (target_module, target_name, old_local, None)  # keep the old local name (taken, or suppressed use)
         return (target_module, target_name, None, (old_local, target_name))
 
     def leave_ImportFrom(
@@ -674,6 +778,41 @@ class _NameCollector(cst.CSTVisitor):
         for alias in node.names:
             self.names.add((dotted_name(alias.asname.name) if alias.asname else dotted_name(alias.name)) or "")
         return False
+
+
+class AddImports(AddImportsVisitor):
+    """libcst's ``AddImportsVisitor`` that adds a new statement instead of merging into a suppressed import line."""
+
+    def __init__(self, context: CodemodContext, protected: Iterable[str] = ()) -> None:
+        super().__init__(context)
+        self.protected = frozenset(protected)
+
+    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
+        if self.protected and _code(original_node) in self.protected:
+            return updated_node
+        return super().leave_ImportFrom(original_node, updated_node)
+
+
+class RemoveImports(RemoveImportsVisitor):
+    """libcst's ``RemoveImportsVisitor`` that never edits a suppressed import line."""
+
+    def __init__(self, context: CodemodContext, protected: Iterable[str] = ()) -> None:
+        super().__init__(context)
+        self.protected = frozenset(protected)
+
+    def leave_Import(
+        self, original_node: cst.Import, updated_node: cst.Import
+    ) -> cst.Import | cst.RemovalSentinel:
+        if self.protected and _code(original_node) in self.protected:
+            return updated_node
+        return super().leave_Import(original_node, updated_node)
+
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom | cst.RemovalSentinel:
+        if self.protected and _code(original_node) in self.protected:
+            return updated_node
+        return super().leave_ImportFrom(original_node, updated_node)
 
 
 TransformerFactory = Callable[[CodemodContext, "Pass", Sink], PassTransformer]
