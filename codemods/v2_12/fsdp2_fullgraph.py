@@ -88,7 +88,7 @@ MESSAGE = (
 
 
 def _is_fully_shard(qualname: str | None) -> bool:
-    return bool(qualname) and qualname.startswith("torch.distributed.") and qualname.endswith(".fully_shard")  # type: ignore[union-attr]
+    return qualname is not None and qualname.startswith("torch.distributed.") and qualname.endswith(".fully_shard")
 
 
 def _fullgraph_true(call: cst.Call) -> bool:
