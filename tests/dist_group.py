@@ -20,6 +20,10 @@ def one_rank_group(tmp_path: Path) -> Iterator[Any]:
         import pytest
 
         pytest.skip("torch.distributed is not available")
+    # torch.distributed.nn.functional binds `group=group.WORLD` as a default argument when first imported: import it
+    # while no group exists (default None = "the default group"), or it would keep a group a later test destroyed.
+    import torch.distributed.nn.functional  # noqa: F401
+
     store = tmp_path / "filestore"
     dist.init_process_group("gloo", init_method=f"file://{store}", rank=0, world_size=1)
     try:

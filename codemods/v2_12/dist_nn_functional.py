@@ -30,7 +30,10 @@ also warn `FutureWarning` in eager mode.
 Review. Results are the same tensors (checked on a 1-rank gloo group, eager and compiled) and gradients flow for
 `sum`, but check: the group argument must not be `None` at run time (the functional API has no default group);
 `funcol.all_reduce`'s backward supports only `"sum"` (the old `all_reduce` differentiated other ops too); the
-functional results are `AsyncCollectiveTensor`s that wait on first use.
+functional results are `AsyncCollectiveTensor`s that wait on first use. One difference works in your favour: the old
+functions bind their default `group=group.WORLD` when `torch.distributed.nn.functional` is first imported (checked on
+2.13.0: imported after `init_process_group`, the default is that very group object, even after it is destroyed),
+while the rewritten call looks `dist.group.WORLD` up each time.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@
 Reports (a finding, no edit) a `torchrun` command built in Python — a list such as `["torchrun",
 "--nproc-per-node=4", "train.py"]`, a command string, `python -m torch.distributed.run …`, or
 `torch.distributed.run.main([...])` — that is single-node (no `--nnodes`, or `--nnodes=1`) and picks no port
-(no `--master-port`/`--master_port`, `--standalone`, `--rdzv-endpoint`/`--rdzv_endpoint`), **when the same file
+(no `--master-port`, `--standalone`, `--rdzv-endpoint` or `--rdzv-backend`, in either spelling), **when the same file
 mentions port 29500** (a literal `29500` or a string containing it): that file assumes the port torchrun used to
 listen on. Without such a mention nothing is reported, so ordinary launchers are left in peace.
 
@@ -89,7 +89,7 @@ MESSAGE = (
     "this file still mentions. Add --master-port=29500 if something connects to that port, or read MASTER_PORT from "
     "the environment"
 )
-_PORT_FLAGS = re.compile(r"--(?:master[-_]port|standalone|rdzv[-_]endpoint)\b")
+_PORT_FLAGS = re.compile(r"--(?:master[-_]port|standalone|rdzv[-_]endpoint|rdzv[-_]backend)\b")
 _NNODES = re.compile(r"--nnodes(?:=|\s+)['\"]?([^\s'\"]+)")
 # `torchrun` as the command word (after env assignments, a path, `&&`/`;`), or `python -m torch.distributed.run`.
 _TORCHRUN = re.compile(r"(?:^|&&|;|\|)\s*(?:\w+=\S*\s+)*(?:\S*/)?torchrun(?:\s|$)|-m\s+torch\.distributed\.(?:run|launch)\b")
