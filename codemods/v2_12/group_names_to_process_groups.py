@@ -134,6 +134,16 @@ PASS = Pass(
             ),
         ),
         Example(
+            title="the group variable is rebound after the name was taken: left alone",
+            before=(
+                "import torch.distributed._functional_collectives as funcol\n\n"
+                "def step(t, pg, other):\n"
+                "    name = pg.group_name\n"
+                "    pg = other\n"
+                '    return funcol.all_reduce(t, "sum", name)\n'
+            ),
+        ),
+        Example(
             title="isend/irecv ops still take a str group name: left alone",
             before=("import torch\n\ndef send(t, pg):\n    return torch.ops._c10d_functional.isend(t, 1, 0, pg.group_name)\n"),
         ),
