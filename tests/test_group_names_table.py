@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import inspect
 
-from torchrun import torch_or_skip
-
 from torchmigrate.codemods.v2_12 import group_names_to_process_groups as pass_module
+from torchrun import torch_or_skip
 
 
 def test_functional_collective_group_positions() -> None:
