@@ -12,7 +12,7 @@ by position:
 A local variable assigned once from `pg.group_name` (`name = pg.group_name`) and used only as the group argument of
 these calls is replaced by `pg` at every use, and its assignment, now dead, is removed (it is kept when a comment is
 attached to it). This is done only when `pg` is a plain name bound once in its scope, so it is certain to be the same
-object at every use.
+object at every use. What counts as evidence that `pg` is a process group: see Fix safety.
 
 Reported as findings, not rewritten:
 - a string literal as the group (`group="0"`): the name → group resolver (`_resolve_process_group`) is private, so
@@ -34,20 +34,24 @@ PyTorch 2.12 changed the `_c10d_functional` op schemas from `str group_name` to 
 the group an object under `torch.compile`, instead of a constant string baked into the graph.
 
 ## Fix safety
-Safe. `x.group_name` is the `ProcessGroup` attribute (no other torch object passed as a group has it), and the
-Python functional collectives resolve a `ProcessGroup` and its name to the same group; both forms give identical
-results (checked on a 1-rank gloo group for every rewritten function and op). `self.group_name` / `cls.group_name`
-and names imported from non-torch modules (a config constant) are never touched. The raw ops accept a
-`ProcessGroup` only from 2.12, which is why this pass belongs to 2.12.
+Safe. The Python functional collectives resolve a `ProcessGroup` and its name to the same group, and the ops accept
+either from 2.12: both forms give identical results (checked on a 1-rank gloo group for all 17 functions and 13 ops
+above). But `.group_name` is also an attribute of other objects — an autograd `ctx` that saved the name, a config —
+so `x.group_name` is rewritten only when `x` is evidently a `ProcessGroup`: a call that returns one
+(`mesh.get_group(…)`, `dist.new_group(…)`), `dist.group.WORLD`, a name annotated `ProcessGroup` or assigned from such
+a call, or a name that says so (`pg`, `tp_pg`, `group`, `process_group`, `self.dp_group`). Anything else is left
+as it is (a string name still works in 2.13, without a warning). The raw ops accept a `ProcessGroup` only from 2.12,
+which is why this pass belongs to 2.12.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.metadata import Assignment, ImportAssignment, ParentNodeProvider, ScopeProvider
+from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
 
 from torchmigrate.passes import SAFE, Example, Pass
 from torchmigrate.transform import PassTransformer, Sink, is_version_guard
@@ -131,6 +135,39 @@ PASS = Pass(
                 "    name = pg.group_name\n"
                 "    print(name)\n"
                 '    return funcol.all_reduce(t, "sum", name)\n'
+            ),
+        ),
+        Example(
+            title="evidence that the object is a group: annotation, new_group, dist.group.WORLD",
+            before=(
+                "import torch.distributed as dist\n"
+                "import torch.distributed._functional_collectives as funcol\n"
+                "from torch.distributed import ProcessGroup\n\n"
+                "def step(t, world: ProcessGroup):\n"
+                "    sub = dist.new_group([0])\n"
+                '    a = funcol.all_reduce(t, "sum", world.group_name)\n'
+                '    b = funcol.all_reduce(a, "sum", sub.group_name)\n'
+                '    return funcol.all_reduce(b, "sum", dist.group.WORLD.group_name)\n'
+            ),
+            after=(
+                "import torch.distributed as dist\n"
+                "import torch.distributed._functional_collectives as funcol\n"
+                "from torch.distributed import ProcessGroup\n\n"
+                "def step(t, world: ProcessGroup):\n"
+                "    sub = dist.new_group([0])\n"
+                '    a = funcol.all_reduce(t, "sum", world)\n'
+                '    b = funcol.all_reduce(a, "sum", sub)\n'
+                '    return funcol.all_reduce(b, "sum", dist.group.WORLD)\n'
+            ),
+        ),
+        Example(
+            title="a group name saved on another object (autograd ctx, config): left alone",
+            before=(
+                "import torch\n\n"
+                "def backward(ctx, grad):\n"
+                "    group_name = ctx.group_name\n"
+                '    out = torch.ops._c10d_functional.all_reduce(grad, "sum", group_name)\n'
+                '    return torch.ops._c10d_functional.all_reduce(out, "sum", cfg.group_name)\n'
             ),
         ),
         Example(
@@ -218,6 +255,27 @@ _OP_GROUP_INDEX = {
     "reduce_scatter_tensor_coalesced": 3,
     "all_to_all_single": 3,
 }
+
+GROUP_FACTORIES = frozenset(
+    {
+        "torch.distributed.new_group",
+        "torch.distributed.distributed_c10d.new_group",
+        "torch.distributed.distributed_c10d._get_default_group",
+        "torch.distributed.distributed_c10d._resolve_process_group",
+        "torch.distributed.group.WORLD",
+    }
+)
+WORLD_GROUPS = frozenset(
+    {
+        "torch.distributed.group.WORLD",
+        "torch.distributed.GroupMember.WORLD",
+        "torch.distributed.distributed_c10d.group.WORLD",
+        "torch.distributed.distributed_c10d.GroupMember.WORLD",
+    }
+)
+_GROUPISH = re.compile(r"(?i)(?:^|_)pgs?(?:_|$)|group$|^(?:pg|group)")
+_NOT_A_GROUP = re.compile(r"(?i)param_?group|group_?name")
+_CODE = cst.Module(body=[])
 
 STRING_MESSAGE = (
     "a group name string passed as the group: pass the ProcessGroup object instead (from 2.12 the functional "
@@ -365,18 +423,42 @@ class GroupNameTransformer(PassTransformer):
         return line.trailing_whitespace.comment is not None
 
     def _may_be_group(self, node: cst.BaseExpression) -> bool:
-        """False for bare ``self``/``cls`` and for a module bound by ``import config`` (``config.group_name``)."""
-        if not isinstance(node, cst.Name):
-            return True
-        if node.value in ("self", "cls"):
+        """True when ``node`` is evidently a ``ProcessGroup``, so ``node.group_name`` can be replaced by ``node``.
+
+        ``.group_name`` is also a common attribute of other objects (an autograd ``ctx`` that saved the name, a config),
+        so the object must show it is a group: a call that returns one (``mesh.get_group(0)``, ``dist.new_group(…)``),
+        ``dist.group.WORLD``, a name annotated or assigned as one, or a name that says so (``pg``, ``tp_pg``,
+        ``process_group``, ``self.dp_group``).
+        """
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_group":
+                return True
+            return self.qualname(node.func) in GROUP_FACTORIES
+        if not isinstance(node, (cst.Name, cst.Attribute)):
             return False
-        scope = self.get_metadata(ScopeProvider, node, None)
-        if scope is None:
+        if self.qualname(node) in WORLD_GROUPS:
             return True
-        for binding in scope[node.value]:
-            if isinstance(binding, ImportAssignment) and isinstance(binding.node, cst.Import):
-                return False
-        return True
+        ident = node.value if isinstance(node, cst.Name) else node.attr.value
+        if _GROUPISH.search(ident) and not _NOT_A_GROUP.search(ident):
+            return True
+        return isinstance(node, cst.Name) and self._bound_as_group(node)
+
+    def _bound_as_group(self, name: cst.Name) -> bool:
+        """``name`` has one binding: a parameter annotated ``ProcessGroup`` or an assignment from a group factory."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return False
+        bindings = list(scope[name.value])
+        if len(bindings) != 1 or not isinstance(bindings[0], Assignment):
+            return False
+        target = bindings[0].node
+        parent = target if isinstance(target, cst.Param) else self.get_metadata(ParentNodeProvider, target, None)
+        if isinstance(parent, cst.Param):
+            return parent.annotation is not None and "ProcessGroup" in _CODE.code_for_node(parent.annotation.annotation)
+        if isinstance(parent, cst.AnnAssign):
+            return "ProcessGroup" in _CODE.code_for_node(parent.annotation.annotation)
+        assign = self._simple_assign(target)
+        return assign is not None and isinstance(assign.value, cst.Call) and self._may_be_group(assign.value)
 
     # -- rewriting --
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:

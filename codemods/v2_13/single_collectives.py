@@ -124,6 +124,21 @@ PASS = Pass(
             ),
         ),
         Example(
+            title="parenthesized import keeps its layout",
+            before=(
+                "from torch.distributed.distributed_c10d import (\n"
+                "    _all_gather_base as legacy_all_gather_base,\n"
+                "    reduce_scatter_tensor as legacy_reducescatter,\n"
+                ")\n"
+            ),
+            after=(
+                "from torch.distributed.distributed_c10d import (\n"
+                "    all_gather_single as legacy_all_gather_base,\n"
+                "    reduce_scatter_single as legacy_reducescatter,\n"
+                ")\n"
+            ),
+        ),
+        Example(
             title="look-alikes: a ProcessGroup method, a user function",
             before=(
                 "def all_gather_into_tensor(out, inp):\n"

@@ -677,7 +677,7 @@ class RenameTransformer(PassTransformer):
                 self._add_split_import(original_node, target_module, target_name, asname)
         if not kept:
             return cst.RemoveFromParent()
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        kept[-1] = kept[-1].with_changes(comma=updated_node.names[-1].comma)  # keep a trailing comma style
         if in_place:
             return updated_node.with_changes(module=cst.parse_expression(targets.pop()), names=kept)
         return updated_node.with_changes(names=kept)
