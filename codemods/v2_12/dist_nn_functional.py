@@ -42,12 +42,13 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import PassTransformer, Sink, arg, build_dotted, has_star_args
 
 PASS = Pass(
     id="dist-nn-functional",
     release="2.12",
+    kind=BEHAVIOUR,
     safety=REVIEW,
     title="torch.distributed.nn.functional.* → torch.distributed._functional_collectives.*",
     evidence="PyTorch 2.12 release notes, Backwards Incompatible Changes, Distributed (pytorch/pytorch#177342)",

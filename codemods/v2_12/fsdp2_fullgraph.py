@@ -23,12 +23,13 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import PassTransformer, Sink, arg, dotted_name, kwarg
 
 PASS = Pass(
     id="fsdp2-fullgraph",
     release="2.12",
+    kind=BEHAVIOUR,
     safety=REVIEW,
     title="torch.compile(fully_shard model, fullgraph=True) → finding: fullgraph=False, or compile before fully_shard",
     evidence="PyTorch 2.12 release notes, Deprecations, FSDP2 (pytorch/pytorch#174863, #174906)",

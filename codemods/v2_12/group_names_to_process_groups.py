@@ -53,12 +53,13 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.transform import PassTransformer, Sink, is_version_guard
 
 PASS = Pass(
     id="group-names-to-process-groups",
     release="2.12",
+    kind=BEHAVIOUR,
     safety=SAFE,
     title="functional collectives: group=pg.group_name → group=pg",
     evidence="pytorch/pytorch#172795 (2.12: _c10d_functional op schemas take `Any group_name`, a ProcessGroup)",

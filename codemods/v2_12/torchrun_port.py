@@ -30,12 +30,13 @@ import re
 import libcst as cst
 from libcst.codemod import CodemodContext
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import PassTransformer, Sink, arg
 
 PASS = Pass(
     id="torchrun-port",
     release="2.12",
+    kind=BEHAVIOUR,
     safety=REVIEW,
     title="single-node torchrun no longer uses port 29500 → finding where a launcher assumes it",
     evidence="PyTorch 2.12 release notes, Backwards Incompatible Changes, TorchElastic (pytorch/pytorch#175699)",

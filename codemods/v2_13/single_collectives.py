@@ -33,7 +33,7 @@ goes away.
 
 from __future__ import annotations
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
 
 _DIST = "torch.distributed."
 _C10D = "torch.distributed.distributed_c10d."
@@ -57,6 +57,7 @@ _FUNCOL_RENAMES = {
 PASS = Pass(
     id="single-collectives",
     release="2.13",
+    kind=DEPRECATION,
     safety=SAFE,
     title="all_gather_into_tensor / reduce_scatter_tensor → all_gather_single / reduce_scatter_single",
     evidence="PyTorch 2.13 release notes, Deprecations (pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144)",

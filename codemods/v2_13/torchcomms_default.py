@@ -31,12 +31,13 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import PassTransformer, Sink, arg
 
 PASS = Pass(
     id="torchcomms-default",
     release="2.13",
+    kind=BEHAVIOUR,
     safety=REVIEW,
     title="torchcomms: multi-device backend strings and concurrent isend/irecv on one group → findings",
     evidence=(
