@@ -10,8 +10,8 @@ by position:
 - `torch.ops._c10d_functional.all_reduce(t, "sum", pg.group_name)` → `torch.ops._c10d_functional.all_reduce(t, "sum", pg)`
 
 A local variable assigned once from `pg.group_name` (`name = pg.group_name`) and used only as the group argument of
-these calls is replaced by `pg` at every use, and its assignment, now dead, is removed (it is kept when a comment is
-attached to it). This is done only when `pg` is a plain name bound once in its scope, so it is certain to be the same
+these calls is replaced by `pg` at every use, and its assignment, now dead, is removed (comment lines above it stay;
+an assignment with a trailing comment is kept). This is done only when `pg` is a plain name bound once in its scope, so it is certain to be the same
 object at every use. What counts as evidence that `pg` is a process group: see Fix safety.
 
 Reported as findings, not rewritten:
@@ -126,6 +126,24 @@ PASS = Pass(
                 "def step(t, pg):\n"
                 '    t = fc.all_reduce(t, "avg", pg)\n'
                 "    return torch.ops._c10d_functional.broadcast(t, 0, pg)\n"
+            ),
+        ),
+        Example(
+            title="dead variable: a comment above it stays, one with a trailing comment is kept",
+            before=(
+                "import torch.distributed._functional_collectives as funcol\n\n"
+                "def step(t, pg, tp_pg):\n"
+                "    # the group's registered name\n"
+                "    name = pg.group_name\n"
+                "    tp = tp_pg.group_name  # keep me\n"
+                '    return funcol.all_reduce(funcol.all_reduce(t, "sum", name), "sum", tp)\n'
+            ),
+            after=(
+                "import torch.distributed._functional_collectives as funcol\n\n"
+                "def step(t, pg, tp_pg):\n"
+                "    # the group's registered name\n"
+                "    tp = tp_pg.group_name  # keep me\n"
+                '    return funcol.all_reduce(funcol.all_reduce(t, "sum", pg), "sum", tp_pg)\n'
             ),
         ),
         Example(
@@ -419,9 +437,7 @@ class GroupNameTransformer(PassTransformer):
         line = self.get_metadata(ParentNodeProvider, assign, None)
         if not isinstance(line, cst.SimpleStatementLine):
             return True
-        if any(empty.comment is not None for empty in line.leading_lines):
-            return True
-        return line.trailing_whitespace.comment is not None
+        return line.trailing_whitespace.comment is not None  # comment lines above it are kept by remove_statement
 
     def _may_be_group(self, node: cst.BaseExpression) -> bool:
         """True when ``node`` is evidently a ``ProcessGroup``, so ``node.group_name`` can be replaced by ``node``.
@@ -494,7 +510,20 @@ class GroupNameTransformer(PassTransformer):
         return updated_node.with_changes(args=args)
 
     def leave_Assign(self, original_node: cst.Assign, updated_node: cst.Assign) -> cst.Assign | cst.RemovalSentinel:
-        if id(original_node) in self.drop_assign:
+        if id(original_node) in self.drop_assign and not self._alone_on_its_line(original_node):
             self.edited(original_node, "dead group-name variable removed")
-            return cst.RemoveFromParent()
+            return cst.RemoveFromParent()  # `a = 1; name = pg.group_name`: drop just this statement
         return updated_node
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        only = original_node.body[0] if len(original_node.body) == 1 else None
+        if only is not None and id(only) in self.drop_assign:
+            self.edited(only, "dead group-name variable removed")
+            return self.remove_statement(original_node, updated_node)  # comment lines above it move to the next line
+        return updated_node
+
+    def _alone_on_its_line(self, assign: cst.Assign) -> bool:
+        line = self.get_metadata(ParentNodeProvider, assign, None)
+        return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
