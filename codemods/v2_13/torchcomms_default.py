@@ -6,8 +6,8 @@ Reports two patterns, only when migrating to 2.13 (`--to 2.13`); nothing is rewr
 - a multi-device backend string — `init_process_group("cpu:gloo,cuda:nccl")`, `new_group(…, backend="cpu:gloo,
   cuda:nccl")` — a literal that maps several devices to backends;
 - point-to-point operations issued concurrently on one group: two or more `dist.isend` / `dist.irecv` calls in one
-  function on the same group (the same group expression, or none) whose works are not each waited on right away
-  (`dist.isend(…).wait()` is not concurrent). Reported once per function, at the second call.
+  function on the same group (the same group expression, or none), or one such call in a loop, whose works are not
+  each waited on right away (`dist.isend(…).wait()` is not concurrent). Reported once per function.
 
 ## Why
 PyTorch is moving `torch.distributed` onto torchcomms: 2.13 ships it as "a new communications backend for PyTorch
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import libcst as cst
 from libcst.codemod import CodemodContext
-from libcst.metadata import ParentNodeProvider, ScopeProvider
+from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import PassTransformer, Sink, arg
@@ -65,6 +65,20 @@ PASS = Pass(
                 "        r.wait()\n"
             ),
             findings=1,
+        ),
+        Example(
+            title="isend in a loop or a comprehension, works collected and waited later",
+            before=(
+                "import torch.distributed as dist\n\n"
+                "def fan_out(x, peers, pg):\n"
+                "    works = []\n"
+                "    for p in peers:\n"
+                "        works.append(dist.isend(x, p, pg))\n"
+                "    return works\n\n"
+                "def fan_in(bufs, peers):\n"
+                "    return [dist.irecv(b, p) for b, p in zip(bufs, peers)]\n"
+            ),
+            findings=2,
         ),
         Example(
             title="fine: single backends, batch_isend_irecv, waited at once, different groups",
@@ -129,6 +143,16 @@ class TorchcommsTransformer(PassTransformer):
             self._p2p(original_node)
         return updated_node
 
+    def _where(self, node: cst.CSTNode) -> tuple[cst.CSTNode | None, bool]:
+        """(the enclosing function or module, whether a loop or comprehension of it repeats the call)."""
+        in_loop = False
+        current = self.get_metadata(ParentNodeProvider, node, None)
+        while current is not None and not isinstance(current, (cst.FunctionDef, cst.Lambda, cst.Module)):
+            if isinstance(current, (cst.For, cst.While, cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                in_loop = True
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        return current, in_loop
+
     def _p2p(self, call: cst.Call) -> None:
         parent = self.get_metadata(ParentNodeProvider, call, None)
         if isinstance(parent, cst.Attribute) and parent.attr.value == "wait":
@@ -137,9 +161,9 @@ class TorchcommsTransformer(PassTransformer):
         key_group = _CODE.code_for_node(group.value) if group is not None else "None"
         if key_group == "None":
             key_group = "<default>"
-        scope = self.get_metadata(ScopeProvider, call, None)
-        key = (id(scope), key_group)
-        self.p2p[key] = self.p2p.get(key, 0) + 1
-        if self.p2p[key] == 2 and id(scope) not in self.reported:
-            self.reported.add(id(scope))
+        function, in_loop = self._where(call)
+        key = (id(function), key_group)
+        self.p2p[key] = self.p2p.get(key, 0) + (2 if in_loop else 1)
+        if self.p2p[key] >= 2 and id(function) not in self.reported:
+            self.reported.add(id(function))
             self.finding(call, P2P_MESSAGE)
