@@ -113,6 +113,23 @@ PASS = Pass(
             ),
         ),
         Example(
+            title="nested calls, from-import of the function, a local name funcol already taken",
+            before=(
+                "import torch\n"
+                "from torch.distributed.nn.functional import all_reduce\n\n"
+                "funcol = None\n\n"
+                "def f(x):\n"
+                "    return all_reduce(all_reduce(x))\n"
+            ),
+            after=(
+                "import torch\n"
+                "import torch.distributed._functional_collectives\n\n"
+                "funcol = None\n\n"
+                "def f(x):\n"
+                '    return torch.distributed._functional_collectives.all_reduce(torch.distributed._functional_collectives.all_reduce(x, "sum", torch.distributed.group.WORLD), "sum", torch.distributed.group.WORLD)\n'
+            ),
+        ),
+        Example(
             title="torch.cat(all_gather(...)) → all_gather_tensor",
             before=(
                 "import torch\n"
