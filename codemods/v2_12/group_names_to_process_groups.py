@@ -10,9 +10,10 @@ by position:
 - `torch.ops._c10d_functional.all_reduce(t, "sum", pg.group_name)` → `torch.ops._c10d_functional.all_reduce(t, "sum", pg)`
 
 A local variable assigned once from `pg.group_name` (`name = pg.group_name`) and used only as the group argument of
-these calls is replaced by `pg` at every use, and its assignment, now dead, is removed (comment lines above it stay;
-an assignment with a trailing comment is kept). This is done only when `pg` is a plain name bound once in its scope, so it is certain to be the same
-object at every use. What counts as evidence that `pg` is a process group: see Fix safety.
+these calls is replaced by `pg` at every use, and its assignment, now dead, is removed (comment lines above it
+stay; an assignment with a trailing comment is kept). This is done only when `pg` is a plain name bound once in its
+scope, so it is certain to be the same object at every use. What counts as evidence that `pg` is a process group:
+see Fix safety.
 
 Reported as findings, not rewritten:
 - a string literal as the group (`group="0"`): the name → group resolver (`_resolve_process_group`) is private, so
@@ -30,8 +31,8 @@ the last positional argument, `Any group_name`, is the group. `isend`, `irecv` a
 
 ## Why
 PyTorch 2.12 changed the `_c10d_functional` op schemas from `str group_name` to `Any group_name`, so callers pass a
-`ProcessGroup` directly and skip the round trip through the group registry (pytorch/pytorch#172795). It also keeps
-the group an object under `torch.compile`, instead of a constant string baked into the graph.
+`ProcessGroup` directly and skip the round trip through the group registry (pytorch/pytorch#172795; its motivation
+is compiling on one rank, where a group must stay an object instead of becoming a constant string in the graph).
 
 ## Fix safety
 Safe. The Python functional collectives resolve a `ProcessGroup` and its name to the same group, and the ops accept
