@@ -28,8 +28,8 @@ also warn `FutureWarning` in eager mode.
 
 ## Fix safety
 Review. Results are the same tensors (checked on a 1-rank gloo group; `all_reduce` also under `torch.compile`, where
-the old call raises) and gradients flow for
-`sum`, but check: the group argument must not be `None` at run time (the functional API has no default group);
+the old call raises) and gradients flow for `sum`, but check: the group argument must not be `None` at run time (the
+functional API has no default group);
 `funcol.all_reduce`'s backward supports only `"sum"` (the old `all_reduce` differentiated other ops too); the
 functional results are `AsyncCollectiveTensor`s that wait on first use. One difference works in your favour: the old
 functions bind their default `group=group.WORLD` when `torch.distributed.nn.functional` is first imported (checked on
