@@ -427,7 +427,8 @@ class PassTransformer(ContextAwareTransformer):
             root = chain_root(like)
             root_q = self.qualname(root) if root is not None else None
             if root is not None and root_q and qualname.startswith(root_q + "."):
-                self._ensure_module(module_name)
+                if module_name != root_q:  # `import a.b as x`: x.name needs no other import
+                    self._ensure_module(module_name)
                 return build_dotted(root.value + qualname[len(root_q) :])
         best: tuple[str, str] | None = None
         for full, local in self.module_imports():
@@ -435,7 +436,8 @@ class PassTransformer(ContextAwareTransformer):
                 if full == local or "." not in full:
                     best = (full, local)
         if best is not None:
-            self._ensure_module(module_name)
+            if module_name != best[0]:
+                self._ensure_module(module_name)
             return build_dotted(best[1] + qualname[len(best[0]) :])
         if module_name and name not in self.global_names():
             AddImportsVisitor.add_needed_import(self.context, module_name, name)
@@ -675,7 +677,7 @@ class RenameTransformer(PassTransformer):
                 self._add_split_import(original_node, target_module, target_name, asname)
         if not kept:
             return cst.RemoveFromParent()
-        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        kept[-1] = kept[-1].with_changes(comma=updated_node.names[-1].comma)  # keep a trailing comma style
         if in_place:
             return updated_node.with_changes(module=cst.parse_expression(targets.pop()), names=kept)
         return updated_node.with_changes(names=kept)
