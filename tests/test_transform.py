@@ -9,35 +9,15 @@ from torchmigrate.passes import SAFE, Pass
 
 DOC = "## What it does\nx\n## Fix safety\ny"
 
-MODULE_RENAME = Pass(
-    id="test-module-rename",
-    release="2.5",
-    safety=SAFE,
-    title="t",
-    evidence="test",
-    triggers=("_tensor",),
-    renames={"torch.distributed._tensor": "torch.distributed.tensor"},
-    doc=DOC,
-)
-NAME_RENAME = Pass(
-    id="test-name-rename",
-    release="2.5",
-    safety=SAFE,
-    title="t",
-    evidence="test",
-    triggers=("assert_allclose",),
-    renames={"torch.testing.assert_allclose": "torch.testing.assert_close"},
-    doc=DOC,
-)
-ROOT_RENAME = Pass(
-    id="test-root-rename",
-    release="2.5",
-    safety=SAFE,
-    title="t",
-    evidence="test",
-    triggers=("functorch",),
-    renames={"functorch.vmap": "torch.func.vmap", "functorch.grad": "torch.func.grad"},
-    doc=DOC,
+
+def rename_pass(pass_id: str, trigger: str, renames: dict[str, str]) -> Pass:
+    return Pass(id=pass_id, release="2.5", safety=SAFE, title="t", evidence="test", triggers=(trigger,), renames=renames, doc=DOC)
+
+
+MODULE_RENAME = rename_pass("test-module-rename", "_tensor", {"torch.distributed._tensor": "torch.distributed.tensor"})
+NAME_RENAME = rename_pass("test-name-rename", "assert_allclose", {"torch.testing.assert_allclose": "torch.testing.assert_close"})
+ROOT_RENAME = rename_pass(
+    "test-root-rename", "functorch", {"functorch.vmap": "torch.func.vmap", "functorch.grad": "torch.func.grad"}
 )
 
 
