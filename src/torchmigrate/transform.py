@@ -106,6 +106,26 @@ def build_dotted(name: str) -> cst.BaseExpression:
     return expr
 
 
+def module_part(dotted: str) -> str:
+    """The module prefix of a dotted name: the components before the first class-like (Capitalised) one.
+
+    ``torch.utils.dlpack.DLDeviceType`` → ``torch.utils.dlpack``: a reference to an enum member or a class attribute
+    must import the module that defines the class, never ``import torch.utils.dlpack.DLDeviceType``.
+    """
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        if part[:1].isupper():
+            return ".".join(parts[:i])
+    return dotted
+
+
+def build_attrs(base: cst.BaseExpression, dotted: str) -> cst.BaseExpression:
+    """``base.a.b`` for ``dotted == "a.b"`` (``base`` itself when ``dotted`` is empty)."""
+    for part in filter(None, dotted.split(".")):
+        base = cst.Attribute(value=base, attr=cst.Name(part))
+    return base
+
+
 def chain_root(node: cst.CSTNode) -> cst.Name | None:
     while isinstance(node, cst.Attribute):
         node = node.value
@@ -439,6 +459,10 @@ class PassTransformer(ContextAwareTransformer):
             if module_name != best[0]:
                 self._ensure_module(module_name)
             return build_dotted(best[1] + qualname[len(best[0]) :])
+        owner = module_part(module_name)
+        if owner != module_name:  # a class member (an enum value): name the class, then the member
+            cls, _, rest = qualname[len(owner) + 1 :].partition(".")
+            return build_attrs(self.ref(f"{owner}.{cls}"), rest)
         if module_name and name not in self.global_names():
             AddImportsVisitor.add_needed_import(self.context, module_name, name)
             return cst.Name(name)
@@ -447,6 +471,7 @@ class PassTransformer(ContextAwareTransformer):
         return build_dotted(qualname)
 
     def _ensure_module(self, module_name: str) -> None:
+        module_name = module_part(module_name)
         if module_name and module_name not in AUTOLOADED and "." in module_name:
             AddImportsVisitor.add_needed_import(self.context, module_name)
 
