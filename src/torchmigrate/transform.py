@@ -60,6 +60,7 @@ AUTOLOADED = frozenset(
         "torch.export",
         "torch.func",
         "torch.fx",
+        "torch.fx._symbolic_trace",
         "torch.hub",
         "torch.jit",
         "torch.library",
@@ -447,7 +448,7 @@ class PassTransformer(ContextAwareTransformer):
             root = chain_root(like)
             root_q = self.qualname(root) if root is not None else None
             if root is not None and root_q and qualname.startswith(root_q + "."):
-                if module_name != root_q:  # `import a.b as x`: x.name needs no other import
+                if module_part(module_name) != root_q:  # `import a.b as x`: x.name needs no other import
                     self._ensure_module(module_name)
                 return build_dotted(root.value + qualname[len(root_q) :])
         best: tuple[str, str] | None = None
