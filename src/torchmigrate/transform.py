@@ -71,6 +71,7 @@ AUTOLOADED = frozenset(
         "torch.nn.utils",
         "torch.nn.utils.parametrizations",
         "torch.nn.utils.parametrize",
+        "torch.onnx",  # loaded lazily on first attribute access
         "torch.optim",
         "torch.optim.lr_scheduler",
         "torch.profiler",
