@@ -20,11 +20,17 @@ elements, `torch.arange(0, 1.1, 0.1)` may have 11 or 12), `triangular_solve` who
 (`A.cholesky()`, `a.ger(b)`) are not rewritten: without types a method call cannot be told from a look-alike.
 
 ## Why
-These functions are deprecated in favour of `torch.linalg` (cholesky, qr, chain_matmul: 1.9; triangular_solve,
-lu, lu_solve later in the linalg migration; `ger` and `range` are documented deprecated aliases). On torch 2.13 each
+These functions are deprecated in favour of `torch.linalg`: `torch.cholesky` and its siblings in the 1.9 deprecation
+series that came with `torch.linalg` (pytorch/pytorch#57725, #57549), `triangular_solve`, `lu` and `lu_solve` later
+(`triangular_solve` by 1.11); `ger` and `range` are documented deprecated aliases. On torch 2.13 each
 call except `ger` warns `UserWarning: torch.X is deprecated in favor of torch.linalg.Y and will be removed in a future
 PyTorch release`, with the upgrade rule this pass applies (see the `torch.cholesky` / `torch.qr` / `torch.lu` /
 `torch.lu_solve` / `torch.triangular_solve` / `torch.chain_matmul` warnings and `torch.range`'s).
+
+The pass is filed under 1.9, when the deprecations began, but some replacements are younger
+(`linalg.cholesky(upper=)` in 1.10, pytorch/pytorch#62434; `torch.linalg.solve_triangular`, `lu_factor_ex` and `.mT`
+by 1.11): migrating *to* 1.9 or 1.10 is not
+supported for those rows; every `--to` from 2.0 on is.
 
 ## Fix safety
 Safe: every rewrite gives bit-identical results on torch 2.13 (checked by the semantic tests, including batched,
@@ -58,8 +64,8 @@ PASS = Pass(
     safety=SAFE,
     title="torch.cholesky/qr/lu/lu_solve/triangular_solve/chain_matmul/ger/range → torch.linalg.* / outer / arange",
     evidence=(
-        "torch.linalg deprecations (pytorch/pytorch#57725, #57745, #57734, #57732 series, 1.9 release); "
-        "the upgrade rules in torch 2.13's UserWarnings"
+        "torch.linalg deprecation series of 1.9 (pytorch/pytorch#57549; torch.cholesky: #57725), triangular_solve "
+        "deprecated by 1.11; the upgrade rules in torch 2.13's UserWarnings"
     ),
     # short names (lu, qr, ger, range) only as attribute calls or imports: plain "range" would match every file
     triggers=("cholesky", "lu_solve", "triangular_solve", "chain_matmul")

@@ -62,7 +62,9 @@ PASS = Pass(
         "pytorch/pytorch#69857 (#70986, #70982, #70980, #70981, #70988); error messages pytorch/pytorch#105506; "
         "torch 2.13 RuntimeError texts"
     ),
-    triggers=("solve", "symeig", "matrix_rank", "eig", "lstsq"),
+    # "eig" and "solve" alone would match "weight" / "resolve" in most files: only call and import forms
+    triggers=("symeig", "matrix_rank", "lstsq")
+    + tuple(form.format(n) for n in ("eig", "solve") for form in (".{}(", "import {}", " {},", " {}\n", " {})", "({},")),
     review_note="eigenvector signs from linalg.eigh may differ from symeig's",
     examples=[
         Example(
