@@ -14,10 +14,11 @@ replacing them with `guard_or_true` / `guard_or_false`". The release note gives 
 the module has `guard_or_false`, `guard_or_true`, `statically_known_true/false` and no `definitely_*`.
 
 ## Fix safety
-Review. Both old functions answered "known to be true/false, possibly adding a guard; `False` when it cannot be
-decided (an unbacked symbol)"; `guard_or_false(x)` returns `x` when it can be decided and `False` otherwise, which is the
-same contract, but the release note calls it "similar functionality", so check code that relied on the exact guards
-installed. A use of `definitely_false` other than a call (passed as a function) is not rewritten.
+Review. On torch 2.13 `guard_or_false(x)` evaluates `x` (guarding on backed symbols) and returns `False` when that
+would raise a data-dependent error; `not guard_or_true(x)` is `True` only when `x` is known to be false. The release
+note calls this "similar functionality" that "can be used to achieve the same effect", so check code that relied on
+the exact guards the old functions installed. A use of `definitely_false` other than a call (passed as a function)
+is not rewritten.
 """
 
 from __future__ import annotations
