@@ -1,8 +1,11 @@
 """Ops given an unsupported dtype raise `NotImplementedError` since PyTorch 2.8: `except NotImplementedError` now catches them.
 
 ## What it does
-Reports (no edit) a `try` statement whose body calls a `torch` API and which has an `except NotImplementedError`
-handler that is not preceded by a `RuntimeError` / `Exception` handler and does not also list `RuntimeError`.
+Reports (no edit) a `try` statement whose body calls a public torch operator API (`torch.X(...)`,
+`torch.nn.functional.*`, `torch.linalg.*`, `torch.special.*`, `torch.fft.*`, `torch.ops.*`, an `nn` module such as
+`torch.nn.Hardshrink()`) and which has an `except NotImplementedError` handler that is not preceded by a
+`RuntimeError` / `Exception` handler and does not also list `RuntimeError`. Calls into torch's helper packages
+(`torch.utils`, `torch.fx`, private names) do not count: their `NotImplementedError`s are not about dtypes.
 
 ## Why
 2.8 made ATen raise `NotImplementedError` instead of `RuntimeError` when an operator has no kernel for the input
@@ -50,6 +53,14 @@ PASS = Pass(
             findings=1,
         ),
         Example(
+            title="an nn module from a from-import, handler in a tuple",
+            before=(
+                "from torch import nn\n\ntry:\n    y = nn.Hardshrink()(x)\nexcept (NotImplementedError, TypeError):\n"
+                "    y = x\n"
+            ),
+            findings=1,
+        ),
+        Example(
             title="except RuntimeError still catches NotImplementedError (a subclass): nothing to report",
             before="import torch\n\ntry:\n    y = torch.nn.Hardshrink()(x)\nexcept RuntimeError:\n    y = x\n",
         ),
@@ -57,11 +68,29 @@ PASS = Pass(
             title="handlers that already catch both, and try bodies without torch calls, are fine",
             before=(
                 "import torch\n\ntry:\n    y = torch.erfinv(x)\nexcept (NotImplementedError, RuntimeError):\n    y = x\n\n"
-                "try:\n    backend.run(x)\nexcept NotImplementedError:\n    pass\n"
+                "try:\n    backend.run(x)\nexcept NotImplementedError:\n    pass\n\n"
+                "from torch.utils._sympy.solve import try_solve\n\ntry:\n    r = try_solve(expr, s)\nexcept NotImplementedError:\n    r = None\n"
             ),
         ),
     ],
 )
+
+
+OPERATOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.special.", "torch.fft.", "torch.ops.")
+
+
+def is_operator(name: str) -> bool:
+    """A public torch API that dispatches to ATen operators: ``torch.erfinv``, ``torch.nn.functional.*``,
+    ``torch.linalg.*`` …, or an ``nn`` module (``torch.nn.Hardshrink``). Helpers such as ``torch.utils.*`` or
+    ``torch.fx.*`` are not: their ``NotImplementedError`` has nothing to do with dtypes."""
+    parts = name.split(".")
+    if any(part.startswith("_") for part in parts) or parts[0] != "torch":
+        return False
+    if len(parts) == 2:
+        return True
+    if len(parts) == 3 and parts[1] == "nn" and parts[2][:1].isupper():
+        return True
+    return name.startswith(OPERATOR_NAMESPACES)
 
 
 def _names(handler: cst.ExceptHandler) -> set[str]:
@@ -75,7 +104,7 @@ class _TorchCalls(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> bool:
         name = self.owner.qualname(node.func)
-        if name is not None and (name == "torch" or name.startswith("torch.")):
+        if name is not None and is_operator(name):
             self.found = True
         return not self.found
 
