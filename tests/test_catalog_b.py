@@ -103,7 +103,8 @@ def test_capture_pre_autograd_then_strict_default() -> None:
 def test_example_project_still_migrates_as_intended() -> None:
     report = migrate_paths([ROOT / "examples" / "legacy_project"], to="2.12", write=False)
     changed = {Path(r.path).name: r for r in report.changed}
-    assert set(changed) == {"export_model.py"}  # modern.py is current code and stays byte-for-byte
+    assert "modern.py" not in changed  # current code stays byte-for-byte: export-strict-default is opt-in
+    assert not set(CATALOG_B) & {p for r in report.changed for p in r.passes_applied}  # nothing of B applies there
     new = changed["export_model.py"].code
     assert "torch.export.export(model, (example,), decomp_table" not in new
     assert new.count("strict=True") == 2  # only from export-for-inference's rewrite

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.transform import CallContext, has_star_args, kwarg
 
 from ._outputs import (
@@ -62,6 +62,7 @@ PASS = Pass(
     id="linalg-deprecated",
     release="1.9",
     safety=SAFE,
+    kind=DEPRECATION,
     title="torch.cholesky/qr/lu/lu_solve/triangular_solve/chain_matmul/ger/range → torch.linalg.* / outer / arange",
     evidence=(
         "torch.linalg deprecation series of 1.9 (pytorch/pytorch#57549; torch.cholesky: #57725), triangular_solve "

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import REMOVAL, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, has_star_args, kwarg
 
 from ..v1_9._outputs import FirstOutputTransformer, argument, call_with, kw, literal_bool, pos
@@ -57,6 +57,7 @@ PASS = Pass(
     id="linalg-removed",
     release="2.0",
     safety=REVIEW,
+    kind=REMOVAL,
     title="torch.solve/symeig/matrix_rank → torch.linalg.solve/eigvalsh/eigh/matrix_rank; eig/lstsq: findings",
     evidence=(
         "pytorch/pytorch#69857 (#70986, #70982, #70980, #70981, #70988); error messages pytorch/pytorch#105506; "

@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import DEPRECATION, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, fix_commas, kwarg
 
 PASS = Pass(
     id="check-is-size",
     release="2.11",
     safety=REVIEW,
+    kind=DEPRECATION,
     title="torch._check_is_size(i) → torch._check(i >= 0)",
     evidence="pytorch/pytorch#167198 / #169400 (FutureWarning, first seen on 2.11); torch 2.13 warning text",
     triggers=("_check_is_size",),

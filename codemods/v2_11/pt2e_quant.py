@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import REMOVAL, SAFE, Example, Pass
 from torchmigrate.transform import PassTransformer, dotted_name
 
 OLD_PT2E = "torch.ao.quantization.pt2e"
@@ -52,6 +52,7 @@ PASS = Pass(
     id="pt2e-quant",
     release="2.11",
     safety=SAFE,
+    kind=REMOVAL,
     title="torch.ao.quantization.quantize_pt2e / .pt2e / .quantizer → torchao.quantization.pt2e[...]",
     evidence="PyTorch 2.11 release notes, BC-breaking Quantization (pytorch/pytorch#169151); pytorch/ao source tree",
     triggers=("quantize_pt2e", "quantization.pt2e", "quantization.quantizer", "quantization import"),

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import REMOVAL, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg
 
 PASS = Pass(
     id="capture-pre-autograd",
     release="2.7",
     safety=REVIEW,
+    kind=REMOVAL,
     title="capture_pre_autograd_graph(m, args) → torch.export.export(m, args).module()",
     evidence="PyTorch 2.7 release notes (removal, pytorch/pytorch#143426); deprecation warning pytorch/pytorch#125602",
     triggers=("capture_pre_autograd_graph",),

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.transform import PassTransformer, chain_root, dotted_name
 
 PREFIXES = ("torch.ao.quantization", "torch.quantization")
@@ -47,6 +47,7 @@ PASS = Pass(
     id="ao-quantization",
     release="2.8",
     safety=SAFE,
+    kind=DEPRECATION,
     title="torch.ao.quantization / torch.quantization deprecated → torchao (finding)",
     evidence="PyTorch 2.8 release notes, Deprecations (pytorch/pytorch#153892); torch 2.13 DeprecationWarning",
     triggers=("quantization",),

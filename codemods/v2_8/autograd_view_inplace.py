@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.transform import PassTransformer
 
 FUNCTION_BASES = {"torch.autograd.Function", "torch.autograd.function.Function"}
@@ -31,6 +31,7 @@ PASS = Pass(
     id="autograd-view-inplace",
     release="2.8",
     safety=SAFE,
+    kind=BEHAVIOUR,
     title="custom autograd.Function marking an input dirty: errors on views of leaves since 2.8 (finding)",
     evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#153094)",
     triggers=("mark_dirty",),

@@ -18,12 +18,13 @@ Safe: the renamed members carry the same DLPack device codes (`kDLCUDA == 2`, `k
 
 from __future__ import annotations
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import REMOVAL, SAFE, Example, Pass
 
 PASS = Pass(
     id="dlpack-names",
     release="2.8",
     safety=SAFE,
+    kind=REMOVAL,
     title="DLDeviceType.kDLGPU / kDLCPUPinned → kDLCUDA / kDLCUDAHost",
     evidence="PyTorch 2.8 release notes, BC-breaking 'Upgraded DLPack to 1.0' (pytorch/pytorch#145000)",
     triggers=("kDLGPU", "kDLCPUPinned"),

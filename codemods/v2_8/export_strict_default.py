@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg
 
 PASS = Pass(
     id="export-strict-default",
     release="2.8",
     safety=REVIEW,
+    kind=BEHAVIOUR,
     title="torch.export.export(m, args) → export(m, args, strict=True) (keep the pre-2.8 default)",
     evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#148790, #150941)",
     triggers=("export",),

@@ -26,7 +26,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import REMOVAL, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext
 
 MODULE = "torch.fx.experimental.symbolic_shapes"
@@ -35,6 +35,7 @@ PASS = Pass(
     id="fx-definitely",
     release="2.8",
     safety=REVIEW,
+    kind=REMOVAL,
     title="definitely_true(x) → guard_or_false(x); definitely_false(x) → not guard_or_true(x)",
     evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#152463)",
     triggers=("definitely_true", "definitely_false"),

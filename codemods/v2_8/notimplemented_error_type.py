@@ -30,7 +30,7 @@ import re
 
 import libcst as cst
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.transform import PassTransformer
 
 _EMPTY = cst.Module(body=[])
@@ -40,6 +40,7 @@ PASS = Pass(
     id="notimplemented-error-type",
     release="2.8",
     safety=SAFE,
+    kind=BEHAVIOUR,
     title="except NotImplementedError around torch ops also catches dtype errors since 2.8 (finding)",
     evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#155470)",
     triggers=("NotImplementedError",),

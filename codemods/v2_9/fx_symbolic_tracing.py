@@ -18,12 +18,13 @@ write `is_fx_symbolic_tracing() or torch.compiler.is_compiling()`.
 
 from __future__ import annotations
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import DEPRECATION, REVIEW, Example, Pass
 
 PASS = Pass(
     id="fx-is-fx-tracing",
     release="2.9",
     safety=REVIEW,
+    kind=DEPRECATION,
     title="torch.fx._symbolic_trace.is_fx_tracing() → is_fx_symbolic_tracing()",
     evidence="PyTorch 2.9 release notes, FX (pytorch/pytorch#161385); torch 2.13 logs a warning from is_fx_tracing",
     triggers=("is_fx_tracing",),

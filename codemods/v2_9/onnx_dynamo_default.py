@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg
 
 TORCHSCRIPT_ONLY = (
@@ -47,6 +47,7 @@ PASS = Pass(
     id="onnx-dynamo-default",
     release="2.9",
     safety=REVIEW,
+    kind=BEHAVIOUR,
     title="torch.onnx.export(..., dynamic_axes=...) → add dynamo=False; dynamo_export(...) → export(..., dynamo=True)",
     evidence=(
         "PyTorch 2.9 release notes, BC-breaking (pytorch/pytorch#159646, #162726; dynamo_export removed #158130); "

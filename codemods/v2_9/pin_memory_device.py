@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.passes import SAFE, Example, Pass
+from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.transform import CallContext, fix_commas, kwarg
 
 PASS = Pass(
     id="pin-memory-device",
     release="2.9",
     safety=SAFE,
+    kind=DEPRECATION,
     title="DataLoader(..., pin_memory_device=...) → drop the ignored argument",
     evidence="PyTorch 2.9 release notes, Deprecations (pytorch/pytorch#158323); torch 2.13 warns and ignores it",
     triggers=("pin_memory_device",),
