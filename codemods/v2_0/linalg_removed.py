@@ -20,8 +20,9 @@ types they cannot be told from look-alikes.
 
 ## Why
 Deprecated in 1.9 with the `torch.linalg` module, these functions were deleted in 2022 and January 2023
-(pytorch/pytorch#70986 solve, #70982 eig, #70980 lstsq, #70981 matrix_rank — the 1.13 cycle; #70988 symeig, with its
-XLA counterpart merged 2023-01-24 — the 2.0 cycle; umbrella pytorch/pytorch#69857). The pass is filed under 2.0, the
+(pytorch/pytorch#70986 solve, #70982 eig, #70980 lstsq, #70981 matrix_rank — reviewed and merged during 2022, the
+1.12–1.13 cycles; #70988 symeig, whose XLA counterpart was merged on 2023-01-24 — the 2.0 cycle; umbrella
+pytorch/pytorch#69857). The pass is filed under 2.0, the
 release after which none of them works. On torch 2.13 each call raises `RuntimeError: This function was deprecated
 since version 1.9 and is now removed.` followed by the upgrade rule this pass applies (improved messages:
 pytorch/pytorch#105506).
