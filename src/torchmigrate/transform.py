@@ -60,6 +60,7 @@ AUTOLOADED = frozenset(
         "torch.export",
         "torch.func",
         "torch.fx",
+        "torch.fx._symbolic_trace",
         "torch.hub",
         "torch.jit",
         "torch.library",
@@ -70,6 +71,7 @@ AUTOLOADED = frozenset(
         "torch.nn.utils",
         "torch.nn.utils.parametrizations",
         "torch.nn.utils.parametrize",
+        "torch.onnx",  # loaded lazily on first attribute access
         "torch.optim",
         "torch.optim.lr_scheduler",
         "torch.profiler",
@@ -104,6 +106,26 @@ def build_dotted(name: str) -> cst.BaseExpression:
     for part in parts[1:]:
         expr = cst.Attribute(value=expr, attr=cst.Name(part))
     return expr
+
+
+def module_part(dotted: str) -> str:
+    """The module prefix of a dotted name: the components before the first class-like (Capitalised) one.
+
+    ``torch.utils.dlpack.DLDeviceType`` → ``torch.utils.dlpack``: a reference to an enum member or a class attribute
+    must import the module that defines the class, never ``import torch.utils.dlpack.DLDeviceType``.
+    """
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        if part[:1].isupper():
+            return ".".join(parts[:i])
+    return dotted
+
+
+def build_attrs(base: cst.BaseExpression, dotted: str) -> cst.BaseExpression:
+    """``base.a.b`` for ``dotted == "a.b"`` (``base`` itself when ``dotted`` is empty)."""
+    for part in filter(None, dotted.split(".")):
+        base = cst.Attribute(value=base, attr=cst.Name(part))
+    return base
 
 
 def chain_root(node: cst.CSTNode) -> cst.Name | None:
@@ -427,7 +449,7 @@ class PassTransformer(ContextAwareTransformer):
             root = chain_root(like)
             root_q = self.qualname(root) if root is not None else None
             if root is not None and root_q and qualname.startswith(root_q + "."):
-                if module_name != root_q:  # `import a.b as x`: x.name needs no other import
+                if module_part(module_name) != root_q:  # `import a.b as x`: x.name needs no other import
                     self._ensure_module(module_name)
                 return build_dotted(root.value + qualname[len(root_q) :])
         best: tuple[str, str] | None = None
@@ -439,6 +461,10 @@ class PassTransformer(ContextAwareTransformer):
             if module_name != best[0]:
                 self._ensure_module(module_name)
             return build_dotted(best[1] + qualname[len(best[0]) :])
+        owner = module_part(module_name)
+        if owner != module_name:  # a class member (an enum value): name the class, then the member
+            cls, _, rest = qualname[len(owner) + 1 :].partition(".")
+            return build_attrs(self.ref(f"{owner}.{cls}"), rest)
         if module_name and name not in self.global_names():
             AddImportsVisitor.add_needed_import(self.context, module_name, name)
             return cst.Name(name)
@@ -447,6 +473,7 @@ class PassTransformer(ContextAwareTransformer):
         return build_dotted(qualname)
 
     def _ensure_module(self, module_name: str) -> None:
+        module_name = module_part(module_name)
         if module_name and module_name not in AUTOLOADED and "." in module_name:
             AddImportsVisitor.add_needed_import(self.context, module_name)
 
