@@ -62,6 +62,7 @@ def render_explain(p: Pass) -> str:
         lines += ["", "## Examples"]
         for number, example in enumerate(p.examples, start=1):
             title = f" — {example.title}" if example.title else ""
+            title += f" ({example.path})" if example.path else ""
             lines += ["", f"### Example {number}{title}", "Before:", _indent(example.before)]
             if example.after is None:
                 reported = f" ({example.findings} finding(s) reported)" if example.findings else ""

@@ -39,7 +39,12 @@ def diff_bytes(result: FileResult, path: str) -> bytes:
     old, new, encoding = result.old, result.new, result.encoding
     if has_bom(encoding):
         old, new, encoding = BOM + old, BOM + new, "utf-8"
-    return unified_diff(old, new, path).encode(encoding, errors="surrogateescape")
+    text = unified_diff(old, new, path)
+    if path.endswith(".ipynb"):
+        from torchmigrate.notebooks import label_hunks
+
+        text = label_hunks(text, old)
+    return text.encode(encoding, errors="surrogateescape")
 
 
 @dataclass

@@ -1,0 +1,135 @@
+"""Where torch is pinned: the project files torchmigrate reads, and the requirement specifiers inside them.
+
+One scanner serves both ``--from`` detection (:func:`torchmigrate.versions.detect_pinned_version`) and the project
+file passes (:mod:`torchmigrate.projectfiles`), so both agree on what counts as a pin. Pure text: nothing here runs or
+imports project code (``setup.py`` is read as tokens, never executed).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import PurePath
+
+__all__ = [
+    "CLAUSE_RE",
+    "PINNED_PACKAGES",
+    "Requirement",
+    "find_requirements",
+    "project_kind",
+    "regions",
+]
+
+PINNED_PACKAGES = ("torch", "torchvision", "torchaudio")
+
+# A version clause: operator and version, as PEP 440 writes them (``==2.7.1+cu128``, ``>=2.4``, ``==2.7.*``).
+CLAUSE_RE = re.compile(r"(===|==|~=|>=|<=|!=|>|<)\s*([0-9][^\s,;\"'\])#\\]*)")
+_SPEC = r"(?:===|==|~=|>=|<=|!=|>|<)\s*[0-9][^\s,;\"'\])#\\]*"
+REQUIREMENT_RE = re.compile(
+    r"(?<![\w.\-/=+@])(?P<name>torchvision|torchaudio|torch)(?![\w.\-])"
+    r"\s*(?P<extras>\[[^\]\n]*\])?\s*"
+    rf"(?P<spec>{_SPEC}(?:\s*,\s*{_SPEC})*)",
+    re.IGNORECASE,
+)
+_PIP_RE = re.compile(r"\b(?:pip3?|uv\s+pip|python3?\s+-m\s+pip)\s+install\b|\buv\s+add\b")
+CI_FILES = frozenset(
+    {".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml", "bitbucket-pipelines.yml", "cloudbuild.yaml", "cloudbuild.yml"}
+)
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A requirement on a torch package found in a file: its name and the span of its version specifier."""
+
+    name: str
+    spec: str
+    start: int  # where the name starts
+    spec_start: int
+    spec_end: int
+
+
+def project_kind(path: PurePath) -> str | None:
+    """Which kind of project file ``path`` is (``requirements``, ``pyproject``, ``setupcfg``, ``setuppy``,
+    ``dockerfile``, ``ci``), or ``None`` for any other file."""
+    name = path.name.lower()
+    parent = path.parent.name.lower()
+    if name.endswith(".txt") and (name.startswith(("requirements", "constraints")) or parent == "requirements"):
+        return "requirements"
+    if name in ("environment.yml", "environment.yaml"):
+        return "requirements"
+    if name == "pyproject.toml":
+        return "pyproject"
+    if name == "setup.cfg":
+        return "setupcfg"
+    if name == "setup.py":
+        return "setuppy"
+    if name in ("dockerfile", "containerfile") or name.startswith("dockerfile.") or name.endswith(".dockerfile"):
+        return "dockerfile"
+    if name.endswith((".yml", ".yaml")):
+        parts = [p.lower() for p in path.parts]
+        in_workflows = len(parts) >= 3 and parts[-3] == ".github" and parts[-2] == "workflows"
+        if in_workflows or name in CI_FILES or (parent == ".circleci" and name == "config.yml"):
+            return "ci"
+    return None
+
+
+def regions(kind: str, text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` where requirements of a file of ``kind`` live.
+
+    Requirements files, ``pyproject.toml`` and ``setup.cfg``: all of it. ``setup.py``: its string literals only.
+    Dockerfiles and CI files: the ``pip install`` / ``uv add`` commands (with their ``\\`` continuation lines).
+    """
+    if kind in ("requirements", "pyproject", "setupcfg"):
+        return [(0, len(text))]
+    if kind == "setuppy":
+        return list(_string_literals(text))
+    return list(_pip_commands(text))
+
+
+def _string_literals(text: str) -> Iterator[tuple[int, int]]:
+    starts = [0]
+    for line in text.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING:
+                (row0, col0), (row1, col1) = tok.start, tok.end
+                yield starts[row0 - 1] + col0, starts[row1 - 1] + col1
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return
+
+
+def _pip_commands(text: str) -> Iterator[tuple[int, int]]:
+    offset = 0
+    lines = text.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        start = offset
+        group = lines[i]
+        offset += len(lines[i])
+        while group.rstrip("\r\n").endswith("\\") and i + 1 < len(lines):
+            i += 1
+            group += lines[i]
+            offset += len(lines[i])
+        i += 1
+        if _PIP_RE.search(group):
+            yield start, offset
+
+
+def find_requirements(text: str, kind: str, names: tuple[str, ...] = PINNED_PACKAGES) -> list[Requirement]:
+    """Every versioned requirement on one of ``names`` in ``text`` (a project file of ``kind``), in text order."""
+    found: list[Requirement] = []
+    for lo, hi in regions(kind, text):
+        for match in REQUIREMENT_RE.finditer(text, lo, hi):
+            name = match.group("name").lower()
+            if name in names:
+                found.append(Requirement(name, match.group("spec"), match.start(), match.start("spec"), match.end("spec")))
+    return found
+
+
+def torch_specs(text: str, kind: str) -> list[str]:
+    """The version specifiers that ``text`` (a project file of ``kind``) puts on ``torch``."""
+    return [r.spec for r in find_requirements(text, kind, ("torch",))]
