@@ -20,7 +20,7 @@ __all__ = ["migrate_file_text"]
 def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -> FileResult:
     """Migrate ``text``, the content of ``path``, with the handler its name asks for."""
     if path.suffix.lower() == ".ipynb":
-        return migrate_notebook(text, options.passes(), shown)
+        return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to)
     kind = project_kind(path)
     if kind is None:
         return migrate_text(text, options.passes(), shown)

@@ -32,17 +32,22 @@ import json
 import json.decoder
 import re
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 from typing import Any
 
 from torchmigrate.engine import migrate_text, trigger_regex
 from torchmigrate.passes import Pass
+from torchmigrate.projectfiles import migrate_project_text
 from torchmigrate.results import Edit, FileResult, Finding
+from torchmigrate.versions import Version
 
 __all__ = ["label_hunks", "mask_cell", "migrate_notebook"]
 
 NOTEBOOK_PASS_ID = "notebook"
+# Shell commands in cells are read like a Dockerfile's: requirements only inside ``pip install`` / ``uv add`` commands.
+SHELL_FILE = PurePath("Dockerfile")
 # Cell magics whose body is Python (IPython runs it as code): their first line is masked, the body migrated.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "px"})
 
@@ -418,10 +423,21 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-def migrate_notebook(raw: str, passes: Sequence[Pass], path: str = "<notebook>") -> FileResult:
-    """Migrate the code cells of notebook ``raw`` (the ``.ipynb`` text). Never raises for a bad notebook."""
+def migrate_notebook(
+    raw: str,
+    passes: Sequence[Pass],
+    path: str = "<notebook>",
+    project_passes: Sequence[Pass] = (),
+    to: Version | None = None,
+) -> FileResult:
+    """Migrate the code cells of notebook ``raw`` (the ``.ipynb`` text). Never raises for a bad notebook.
+
+    ``project_passes`` (for target ``to``) rewrite the cells' shell commands (``!pip install torch==2.7.1``,
+    ``%pip install …``) as they would a Dockerfile's ``pip install`` lines.
+    """
     result = FileResult(path=path, old=raw, new=raw)
-    if not passes or not trigger_regex(passes).search(raw):
+    shell = [p for p in project_passes if to is not None and any(t in raw for t in p.triggers)]
+    if not shell and (not passes or not trigger_regex(passes).search(raw)):
         return result
     try:
         data = json.loads(raw)
@@ -459,6 +475,8 @@ def migrate_notebook(raw: str, passes: Sequence[Pass], path: str = "<notebook>")
         cells.append(_Cell(source, number, text, lines, masked))
     if not cells:
         return result
+    if shell and to is not None:
+        _migrate_shell_lines(cells, shell, to, result, json_line)
 
     joined, owners = _join(cells)
     migrated = migrate_text(joined, passes, path)
@@ -498,7 +516,7 @@ def migrate_notebook(raw: str, passes: Sequence[Pass], path: str = "<notebook>")
                 edit.safety,
             )
         )
-    result.passes_applied = list(migrated.passes_applied)
+    result.passes_applied.extend(p for p in migrated.passes_applied if p not in result.passes_applied)
 
     ascii_only = _ensure_ascii(raw)
     changes = []
@@ -568,8 +586,47 @@ def _split(cells: Sequence[_Cell], old_joined: str, new_joined: str) -> list[str
         restored = unmask(new, cell.masked.originals)
         if restored is None:
             return None
-        texts.append(restored if new != cell.masked.code else cell.text)
+        texts.append(restored)
     return texts
+
+
+def _shell_position(cell: _Cell, cell_line: int, message: str, json_line: Callable[[int], int]) -> tuple[int, str]:
+    elements = cell.source.elements
+    offset = elements[min(cell_line, len(elements)) - 1][0] if elements else cell.source.start
+    return json_line(offset), f"cell {cell.number}, line {cell_line}: {message}"
+
+
+def _migrate_shell_lines(
+    cells: Sequence[_Cell], passes: Sequence[Pass], to: Version, result: FileResult, json_line: Callable[[int], int]
+) -> None:
+    """Run the project file passes over each cell's IPython lines, which are shell commands such as ``!pip install``.
+
+    A command continued over several lines with a trailing backslash is rewritten as one.
+    """
+    for cell in cells:
+        lines = [line.strip() for line in _lines(cell.masked.code)]
+        originals = cell.masked.originals
+        ids = sorted(originals)
+        while ids:
+            group = [ids.pop(0)]
+            while originals[group[-1]].endswith("\\") and ids and ids[0] == group[-1] + 1:
+                group.append(ids.pop(0))
+            shell = migrate_project_text("\n".join(originals[n] for n in group), SHELL_FILE, passes, to)
+            if shell.error is not None:
+                continue
+            placeholder = f"import __nbmagic_{group[0]}__"
+            line_no = lines.index(placeholder) + 1 if placeholder in lines else 1
+
+            for finding in shell.findings:
+                line, message = _shell_position(cell, line_no + finding.line - 1, finding.message, json_line)
+                result.findings.append(replace(finding, line=line, message=message))
+            new_lines = shell.code.split("\n")
+            if shell.changed and len(new_lines) == len(group):
+                originals.update(zip(group, new_lines, strict=True))
+                for edit in shell.edits:
+                    line, message = _shell_position(cell, line_no + edit.line - 1, edit.message, json_line)
+                    result.edits.append(replace(edit, line=line, message=message))
+                result.passes_applied.extend(p for p in shell.passes_applied if p not in result.passes_applied)
 
 
 # --- readable diffs -----------------------------------------------------------------------------------------------
