@@ -260,3 +260,25 @@ def test_migrated_example_notebook_runs_on_real_torch() -> None:
     ran = run_code(python)
     assert ran.deprecations == []
     assert isinstance(ran.namespace["ep"], torch.export.ExportedProgram)
+
+
+def test_future_import_in_a_later_cell() -> None:
+    raw = notebook("import torch", "from __future__ import annotations\nep = torch.export.export_for_training(m, (x,))")
+    assert sources(run_nb(raw)[0]) == ["import torch", "from __future__ import annotations\nep = torch.export.export(m, (x,))"]
+
+
+def test_a_cell_libcst_refuses_is_reported_and_the_rest_migrated(monkeypatch: pytest.MonkeyPatch) -> None:
+    import libcst
+
+    real = libcst.parse_module
+
+    def picky(code: str, *args: object, **kwargs: object) -> libcst.Module:
+        if "refused_by_libcst" in code:
+            raise libcst.ParserSyntaxError("refused", lines=[code], raw_line=1, raw_column=0)
+        return real(code, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(libcst, "parse_module", picky)
+    raw = notebook("import torch", "refused_by_libcst = 1", "ep = torch.export.export_for_training(m, (x,))")
+    new, findings, _ = run_nb(raw)
+    assert sources(new) == ["import torch", "refused_by_libcst = 1", "ep = torch.export.export(m, (x,))"]
+    assert len(findings) == 1 and "notebook cell 2 does not parse" in findings[0]

@@ -37,6 +37,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import PurePath
 from typing import Any
 
+import libcst as cst
+
 from torchmigrate.engine import migrate_text, trigger_regex
 from torchmigrate.passes import Pass
 from torchmigrate.projectfiles import migrate_project_text
@@ -48,10 +50,15 @@ __all__ = ["label_hunks", "mask_cell", "migrate_notebook"]
 NOTEBOOK_PASS_ID = "notebook"
 # Shell commands in cells are read like a Dockerfile's: requirements only inside ``pip install`` / ``uv add`` commands.
 SHELL_FILE = PurePath("Dockerfile")
+_SHELL_HINT = re.compile(r"[!%]\s*(?:pip3?|uv)\b|download\.pytorch\.org")
 # Cell magics whose body is Python (IPython runs it as code): their first line is masked, the body migrated.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "px"})
 
-_MAGIC_LINE = re.compile(r"(?P<indent>[ \t]*)(?:[!%]|[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%])")
+# Line magics, shell escapes and ``x = !cmd`` assignments; also ``from __future__`` imports, which are legal at the
+# top of each cell but not in the middle of the joined module.
+_MAGIC_LINE = re.compile(
+    r"(?P<indent>[ \t]*)(?:[!%]|[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]|from[ \t]+__future__[ \t]+import\b)"
+)
 _HELP_LINE = re.compile(r"(?P<indent>[ \t]*)(?:\?{1,2}[A-Za-z_][\w.]*(?:\(\))?|[A-Za-z_][\w.]*(?:\(\))?\?{1,2})[ \t]*$")
 _CELL_MAGIC = re.compile(r"[ \t]*%%(?P<name>\w+)")
 _PLACEHOLDER = re.compile(r"^[ \t]*import __nbmagic_(?P<n>\d+)__$")
@@ -416,6 +423,15 @@ def _parse_problem(code: str) -> str | None:
     return None
 
 
+def _cst_problem(code: str) -> str | None:
+    try:
+        cst.parse_module(code)
+    except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
+        text = str(exc).strip().splitlines()
+        return text[0] if text else type(exc).__name__
+    return None
+
+
 def _line_starts(text: str) -> list[int]:
     starts = [0]
     for line in _lines(text):
@@ -436,7 +452,9 @@ def migrate_notebook(
     ``%pip install …``) as they would a Dockerfile's ``pip install`` lines.
     """
     result = FileResult(path=path, old=raw, new=raw)
-    shell = [p for p in project_passes if to is not None and any(t in raw for t in p.triggers)]
+    shell: list[Pass] = []
+    if to is not None and _SHELL_HINT.search(raw):
+        shell = [p for p in project_passes if any(t in raw for t in p.triggers)]
     if not shell and (not passes or not trigger_regex(passes).search(raw)):
         return result
     try:
@@ -480,6 +498,18 @@ def migrate_notebook(
 
     joined, owners = _join(cells)
     migrated = migrate_text(joined, passes, path)
+    if migrated.error is not None and migrated.error.startswith("cannot parse"):
+        # libcst refused something ``ast`` accepted: find the cells it refuses, report them, migrate the rest.
+        refused = [cell for cell in cells if _cst_problem(cell.masked.code) is not None]
+        for cell in refused:
+            message = f"cell {cell.number} does not parse ({_cst_problem(cell.masked.code)}); left as it is"
+            result.findings.append(Finding(json_line(cell.source.start), 1, NOTEBOOK_PASS_ID, message))
+        cells = [cell for cell in cells if cell not in refused]
+        if not cells or not refused:
+            result.new, result.error = (raw, None) if cells == [] else (None, migrated.error)
+            return result
+        joined, owners = _join(cells)
+        migrated = migrate_text(joined, passes, path)
     if migrated.error is not None:
         result.new, result.error = None, migrated.error
         return result
