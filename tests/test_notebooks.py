@@ -282,3 +282,36 @@ def test_a_cell_libcst_refuses_is_reported_and_the_rest_migrated(monkeypatch: py
     new, findings, _ = run_nb(raw)
     assert sources(new) == ["import torch", "refused_by_libcst = 1", "ep = torch.export.export(m, (x,))"]
     assert len(findings) == 1 and "notebook cell 2 does not parse" in findings[0]
+
+
+LINES = [
+    "import torch as th",
+    "from torch.export import export_for_inference as efi",
+    "%matplotlib inline",
+    "!pip install torch==2.7.1",
+    "ep = efi(m, (x,))",
+    "ep = th.export.export_for_training(m, (x,))",
+    "for i in range(2):",
+    "    !echo {i}",
+    "    y = i",
+    "x = 'é'",
+    "broken(",
+    "",
+]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(LINES), max_size=5).map("\n".join), min_size=1, max_size=4), st.sampled_from([1, 2]))
+def test_random_notebooks_keep_everything_but_sources(cells: list[str], indent: int) -> None:
+    raw = notebook(*cells, indent=indent)
+    result = migrate_notebook(raw, TO.passes(), "nb.ipynb", TO.project_passes(), TO.to)
+    assert result.error is None, result.error
+    new = result.code
+    old_data, new_data = json.loads(raw), json.loads(new)
+    for cell in (*old_data["cells"], *new_data["cells"]):
+        cell.pop("source")
+    assert old_data == new_data
+    again = migrate_notebook(new, TO.passes(), "nb.ipynb", TO.project_passes(), TO.to)
+    assert again.code == new and not again.edits
+    below = Options(to=parse_version("2.7"), from_=parse_version("2.7"))
+    assert migrate_notebook(raw, below.passes(), "nb.ipynb").code == raw

@@ -670,6 +670,7 @@ def label_hunks(diff: str, old_raw: str) -> str:
     Text after a hunk header's closing ``@@`` is a free-form section heading that ``git apply`` ignores, so the diff
     stays applicable.
     """
+    old_raw = old_raw.removeprefix("\ufeff")  # a BOM shifts no line
     try:
         sources = [s for s in locate_sources(old_raw) if s is not None]
     except (ValueError, IndexError, RecursionError):
