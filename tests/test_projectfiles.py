@@ -139,6 +139,11 @@ def test_pyproject() -> None:
     ]
 
 
+def test_pep_508_forms() -> None:
+    text = 'dependencies = ["torch (>=2.4, <2.8)", "torch[opt-einsum] ==2.7.1 ; python_version >= \'3.10\'"]\n'
+    assert migrate("pyproject.toml", text).code == text.replace("<2.8", "<2.13").replace("==2.7.1", "==2.12.0")
+
+
 def test_setup_py_edits_string_literals_only_and_never_runs_it(tmp_path: Path) -> None:
     code = (
         "raise SystemExit('never run me')\n"

@@ -30,7 +30,7 @@ CLAUSE_RE = re.compile(r"(===|==|~=|>=|<=|!=|>|<)\s*([0-9][^\s,;\"'\])#\\]*)")
 _SPEC = r"(?:===|==|~=|>=|<=|!=|>|<)\s*[0-9][^\s,;\"'\])#\\]*"
 REQUIREMENT_RE = re.compile(
     r"(?<![\w.\-/=+@])(?P<name>torchvision|torchaudio|torch)(?![\w.\-])"
-    r"\s*(?P<extras>\[[^\]\n]*\])?\s*"
+    r"\s*(?P<extras>\[[^\]\n]*\])?\s*\(?\s*"
     rf"(?P<spec>{_SPEC}(?:\s*,\s*{_SPEC})*)",
     re.IGNORECASE,
 )

@@ -352,7 +352,7 @@ TORCH_PIN_PASS = Pass(
         "reported, not guessed.\n\n"
         "## Fix safety\n"
         "Safe: only the version numbers of requirements that exclude the target change, to the target's releases.\n"
-        "Regenerate lock files afterwards.\n" + _SHARED_DOC
+        "Regenerate lock files afterwards.\n" + _SHARED_DOC.rstrip()
     ),
     examples=[
         Example(path="requirements.txt", to="2.12", before="torch==2.7.1\nnumpy>=1.26\n", after="torch==2.12.0\nnumpy>=1.26\n"),
@@ -408,7 +408,7 @@ CUDA_WHEELS_PASS = Pass(
         'another index. The 2.12 release notes: "Users explicitly pinning the cu128 index URL will need to switch to\n'
         'cu130 (recommended) or cu126".\n\n'
         "## Fix safety\n"
-        "Review: the edit's note names the driver floor and the GPU architectures of the new build.\n" + _SHARED_DOC
+        "Review: the edit's note names the driver floor and the GPU architectures of the new build.\n" + _SHARED_DOC.rstrip()
     ),
     examples=[
         Example(
@@ -457,7 +457,7 @@ PYTHON_FLOOR_PASS = Pass(
         "pip would resolve an old torch (or none) on those Pythons; the project's metadata promises what the new\n"
         "torch cannot keep.\n\n"
         "## Fix safety\n"
-        "No edit: raising a floor drops users and may be a release decision, so it is reported.\n" + _SHARED_DOC
+        "No edit: raising a floor drops users and may be a release decision, so it is reported.\n" + _SHARED_DOC.rstrip()
     ),
     examples=[
         Example(path="pyproject.toml", to="2.12", before='[project]\nrequires-python = ">=3.8"\n', findings=1),
