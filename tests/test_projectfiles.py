@@ -144,6 +144,37 @@ def test_pep_508_forms() -> None:
     assert migrate("pyproject.toml", text).code == text.replace("<2.8", "<2.13").replace("==2.7.1", "==2.12.0")
 
 
+def test_poetry_constraints() -> None:
+    text = (
+        "[tool.poetry.dependencies]\n"
+        'python = "^3.10"\n'
+        'torch = "2.7.1"\n'
+        'torchvision = { version = "^0.22.1", source = "pytorch" }\n'
+        "[tool.poetry.group.dev.dependencies]\n"
+        "torch = '~2.7'\n"
+        'torchaudio = ">=2.4 <2.8"\n'
+        'numpy = "^1.26"\n'
+    )
+    result = migrate("pyproject.toml", text, to="2.11")
+    assert result.code == (
+        "[tool.poetry.dependencies]\n"
+        'python = "^3.10"\n'
+        'torch = "2.11.0"\n'
+        'torchvision = { version = "^0.26.0", source = "pytorch" }\n'
+        "[tool.poetry.group.dev.dependencies]\n"
+        "torch = '~2.11'\n"
+        'torchaudio = ">=2.4 <2.12"\n'
+        'numpy = "^1.26"\n'
+    )
+    assert migrate("pyproject.toml", 'torch = "^2.4"\n').code == 'torch = "^2.4"\n'  # ^2.4 admits every 2.x
+    floor = migrate("pyproject.toml", '[tool.poetry.dependencies]\npython = ">=3.8,<3.13"\n')
+    assert [f.render("p") for f in floor.findings] == [
+        "p:2:11: python-floor the Python constraint '>=3.8,<3.13' admits Python 3.8, but torch 2.12 needs Python >= 3.10: "
+        "raise it to '>=3.10'"
+    ]
+    assert not migrate("pyproject.toml", '[tool.poetry.dependencies]\npython = "^3.10"\n').findings
+
+
 def test_setup_py_edits_string_literals_only_and_never_runs_it(tmp_path: Path) -> None:
     code = (
         "raise SystemExit('never run me')\n"
@@ -231,6 +262,7 @@ def test_project_kinds_and_discovery(tmp_path: Path) -> None:
         ("setup.cfg", "[options]\ninstall_requires =\n    torch>=2.3\n", "2.3"),
         ("setup.py", "setup(install_requires=['torch==2.6.0'])\n", "2.6"),
         ("Dockerfile", "RUN pip install torch==2.2.2\n", "2.2"),
+        ("pyproject.toml", '[tool.poetry.dependencies]\ntorch = "^2.5"\n', "2.5"),
     ],
 )
 def test_from_detection_reads_the_same_pins(tmp_path: Path, name: str, text: str, pinned: str) -> None:
@@ -273,3 +305,14 @@ def test_list_and_explain_show_project_passes() -> None:
     assert all(pass_id in listing for pass_id in ("torch-pin", "cuda-wheels", "python-floor"))
     explain = subprocess.run([str(MIGRATE), "--explain", "cuda-wheels"], capture_output=True, timeout=60).stdout.decode()
     assert "(requirements.txt)" in explain and "## What to review" in explain and "whl/cu130" in explain
+
+
+def test_python_floor_matches_the_installed_torch() -> None:
+    from importlib import metadata
+
+    pytest.importorskip("torch")
+    installed = metadata.metadata("torch")
+    release = parse_version(installed["Version"])
+    floor = python_floor(release)
+    assert floor is not None
+    assert installed["Requires-Python"].replace(" ", "") == f">={floor[0]}.{floor[1]}"

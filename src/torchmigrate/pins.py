@@ -49,6 +49,12 @@ class Requirement:
     start: int  # where the name starts
     spec_start: int
     spec_end: int
+    poetry: bool = False  # a Poetry constraint (``^2.7``, ``~2.7``, ``2.7.1``) rather than a PEP 440 specifier
+
+    @property
+    def pep440(self) -> str:
+        """The specifier in PEP 440 terms (a Poetry constraint translated)."""
+        return poetry_to_pep440(self.spec) if self.poetry else self.spec
 
 
 def project_kind(path: PurePath) -> str | None:
@@ -120,16 +126,60 @@ def _pip_commands(text: str) -> Iterator[tuple[int, int]]:
 
 
 def find_requirements(text: str, kind: str, names: tuple[str, ...] = PINNED_PACKAGES) -> list[Requirement]:
-    """Every versioned requirement on one of ``names`` in ``text`` (a project file of ``kind``), in text order."""
+    """Every versioned requirement on one of ``names`` in ``text`` (a project file of ``kind``), in text order.
+
+    In ``pyproject.toml`` this includes Poetry's ``torch = "^2.7"`` / ``torch = { version = "2.7.1", … }`` entries.
+    """
     found: list[Requirement] = []
     for lo, hi in regions(kind, text):
         for match in REQUIREMENT_RE.finditer(text, lo, hi):
             name = match.group("name").lower()
             if name in names:
                 found.append(Requirement(name, match.group("spec"), match.start(), match.start("spec"), match.end("spec")))
+    if kind == "pyproject":
+        for match in POETRY_RE.finditer(text):
+            name = match.group("name").lower()
+            if name in names and match.group("spec").strip() != "*":
+                spec_start, spec_end = match.span("spec")
+                found.append(Requirement(name, match.group("spec"), match.start("name"), spec_start, spec_end, poetry=True))
+        found.sort(key=lambda r: r.start)
     return found
 
 
+# Poetry: ``torch = "^2.7"`` or ``torch = { version = "~2.7.0", source = "pytorch" }`` (one line).
+POETRY_RE = re.compile(
+    r"^[ \t]*(?P<q>[\"']?)(?P<name>torchvision|torchaudio|torch)(?P=q)[ \t]*=[ \t]*"
+    r"(?:\{[^}\n]*?\bversion[ \t]*=[ \t]*)?[\"'](?P<spec>[^\"'\n]+)[\"']",
+    re.MULTILINE | re.IGNORECASE,
+)
+_POETRY_CLAUSE = re.compile(r"(?P<op>\^|~(?!=)|)(?P<version>\d+(?:\.\d+)*(?:\.\*)?)$")
+
+
+def poetry_to_pep440(spec: str) -> str:
+    """A Poetry constraint in PEP 440 terms: ``^2.7`` → ``>=2.7,<3``, ``~2.7`` → ``>=2.7,<2.8``, ``2.7.1`` → ``==2.7.1``.
+
+    Comma- or space-separated clauses are ANDed; PEP 440 clauses pass through.
+    """
+    out = []
+    for clause in re.split(r"[\s,]+", spec.strip()):
+        match = _POETRY_CLAUSE.match(clause)
+        if not match:
+            out.append(clause)
+            continue
+        version, op = match.group("version"), match.group("op")
+        numbers = [int(p) for p in version.rstrip(".*").split(".")]
+        if op == "":
+            out.append(f"=={version}")
+        elif op == "^":
+            first = next((i for i, n in enumerate(numbers) if n), len(numbers) - 1)
+            upper = numbers[:first] + [numbers[first] + 1]
+            out.append(f">={version},<{'.'.join(map(str, upper))}")
+        else:
+            upper = numbers[:1] + [numbers[1] + 1] if len(numbers) > 1 else [numbers[0] + 1]
+            out.append(f">={version},<{'.'.join(map(str, upper))}")
+    return ",".join(c for c in out if c)
+
+
 def torch_specs(text: str, kind: str) -> list[str]:
-    """The version specifiers that ``text`` (a project file of ``kind``) puts on ``torch``."""
-    return [r.spec for r in find_requirements(text, kind, ("torch",))]
+    """The version specifiers (in PEP 440 terms) that ``text`` (a project file of ``kind``) puts on ``torch``."""
+    return [r.pep440 for r in find_requirements(text, kind, ("torch",))]

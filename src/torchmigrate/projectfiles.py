@@ -28,7 +28,7 @@ from torchmigrate.ecosystem import (
     torchvision_for,
 )
 from torchmigrate.passes import PROJECT, REVIEW, SAFE, Example, Pass
-from torchmigrate.pins import CLAUSE_RE, find_requirements, project_kind, regions
+from torchmigrate.pins import CLAUSE_RE, find_requirements, poetry_to_pep440, project_kind, regions
 from torchmigrate.results import Edit, FileResult, Finding
 from torchmigrate.versions import Version
 
@@ -202,17 +202,16 @@ def rewrite_torch_pins(text: str, ctx: ProjectContext) -> str:
         wanted = _companion_release(req.name, ctx.target)
         if wanted is None:
             continue  # torchaudio past its last release: reported below
-        moved = move_spec(req.spec, wanted)
+        moved = _move_poetry(req.spec, wanted) if req.poetry else move_spec(req.spec, wanted)
+        shown = f"{req.name} = {req.spec!r}" if req.poetry else f"{req.name}{req.spec}"
         if moved is not None:
             changes.append((req.spec_start, req.spec_end, moved))
-            ctx.edit(req.start, f"{req.name}{req.spec} excludes {req.name} {wanted} (torch {ctx.target}): → {req.name}{moved}")
+            new = f"{req.name} = {moved!r}" if req.poetry else f"{req.name}{moved}"
+            ctx.edit(req.start, f"{shown} excludes {req.name} {wanted} (torch {ctx.target}): → {new}")
             continue
-        low = _lowest(req.spec)
-        if low is not None and low < wanted and not admits(req.spec, wanted):
-            ctx.finding(
-                req.start,
-                f"{req.name}{req.spec} excludes {req.name} {wanted} (torch {ctx.target}) and cannot be moved automatically",
-            )
+        low = _lowest(req.pep440)
+        if low is not None and low < wanted and not admits(req.pep440, wanted):
+            ctx.finding(req.start, f"{shown} excludes {req.name} {wanted} (torch {ctx.target}) and cannot be moved automatically")
     if torchaudio_for(ctx.target) is None:
         for lo, hi in regions(ctx.kind, text):
             for match in _TORCHAUDIO_RE.finditer(text, lo, hi):
@@ -223,6 +222,25 @@ def rewrite_torch_pins(text: str, ctx: ProjectContext) -> str:
                     f"with torch {ctx.target} or drop the dependency",
                 )
     return _replace(text, changes)
+
+
+_POETRY_SINGLE = re.compile(r"(?P<op>\^|~(?!=)|)(?P<version>\d+(?:\.\d+)*)(?P<wild>\.\*)?")
+
+
+def _move_poetry(spec: str, release: Version) -> str | None:
+    """Like :func:`move_spec` for a Poetry constraint: ``2.7.1`` → ``2.12.0``, ``~2.7`` → ``~2.12``, ``^0.22`` → ``^0.27``."""
+    pep440 = poetry_to_pep440(spec)
+    low = _lowest(pep440)
+    if admits(pep440, release) or (low is not None and low > release):
+        return None
+    single = _POETRY_SINGLE.fullmatch(spec.strip())
+    if single is not None:
+        width = len(single.group("version").split("."))
+        moved = single.group("op") + _numbers((release.major, release.minor), width) + (single.group("wild") or "")
+        moved = spec.replace(spec.strip(), moved)
+    else:
+        moved = move_spec(spec, release) or spec
+    return moved if moved != spec and admits(poetry_to_pep440(moved), release) else None
 
 
 def _lowest(spec: str) -> Version | None:
@@ -273,6 +291,7 @@ _DOCKER_PYTHON_RE = re.compile(
     r"^\s*FROM\s+(?:--\S+\s+)*(?:[\w.\-]+/)*python:(?P<version>\d+\.\d+)", re.MULTILINE | re.IGNORECASE
 )
 _CI_PYTHON_RE = re.compile(r"^(?P<indent>\s*)(?:-\s*)?python[-_]version\s*:(?P<value>[^\n]*)", re.MULTILINE)
+_POETRY_PYTHON_RE = re.compile(r"^[ \t]*python[ \t]*=[ \t]*[\"'](?P<spec>[^\"'\n]*)[\"']", re.MULTILINE)
 _CI_ITEM_RE = re.compile(r"[\"']?(?P<version>3\.\d+)\b")
 
 
@@ -299,6 +318,16 @@ def report_python_floor(text: str, ctx: ProjectContext) -> str:
                 ctx.finding(
                     match.start("spec"),
                     f"the Python floor {spec!r} admits Python {'.'.join(map(str, low))}, but {need}: "
+                    f"raise it to '>={floor[0]}.{floor[1]}'",
+                )
+    if ctx.kind == "pyproject":  # Poetry: python = "^3.8"
+        for match in _POETRY_PYTHON_RE.finditer(text):
+            spec = match.group("spec").strip()
+            low = _python_lowest(poetry_to_pep440(spec))
+            if low is not None and _cmp(low, floor) < 0:
+                ctx.finding(
+                    match.start("spec"),
+                    f"the Python constraint {spec!r} admits Python {'.'.join(map(str, low))}, but {need}: "
                     f"raise it to '>={floor[0]}.{floor[1]}'",
                 )
     if ctx.kind == "dockerfile":
