@@ -318,3 +318,9 @@ def test_python_floor_matches_the_installed_torch() -> None:
     floor = python_floor(release)
     assert floor is not None
     assert installed["Requires-Python"].replace(" ", "") == f">={floor[0]}.{floor[1]}"
+
+
+def test_discovery_without_project_files(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==2.7.1\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert [p.name for p in discover([tmp_path], project_files=False)] == ["a.py"]
