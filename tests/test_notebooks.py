@@ -154,6 +154,11 @@ def test_ipython_lines_are_masked_and_restored(line: str) -> None:
     assert unmask(masked.code, masked.originals) == f"import torch\n{line}\nx = 1\n"
 
 
+def test_backslash_in_a_comment_does_not_continue_the_line() -> None:
+    masked = mask_cell("x = 1  # C:\\\n!ls\n")
+    assert masked is not None and masked.code == "x = 1  # C:\\\nimport __nbmagic_0__\n"
+
+
 def test_python_lookalikes_are_not_masked() -> None:
     code = 'y = (a\n     % b)\ns = """\n!not shell\n"""\nz = x != y  # !comment\nq = {1: 2}\n'
     masked = mask_cell(code)

@@ -108,7 +108,8 @@ class _Lexer:
                 continue
             ch = body[i]
             if ch == "#":
-                break
+                self.continued = False  # a backslash at the end of a comment continues nothing
+                return
             if ch in "\"'":
                 if body.startswith(ch * 3, i):
                     self.triple = ch * 3
@@ -124,7 +125,7 @@ class _Lexer:
             elif ch in ")]}":
                 self.depth = max(0, self.depth - 1)
             i += 1
-        self.continued = self.triple is None and body.endswith("\\") and "#" not in body[body.rfind("\\") :]
+        self.continued = self.triple is None and body.endswith("\\")
 
 
 def _escaped(text: str, index: int) -> bool:
