@@ -139,6 +139,15 @@ def test_pyproject() -> None:
     ]
 
 
+def test_hashed_requirements_are_moved_and_reported() -> None:
+    text = "torch==2.7.1 \\\n    --hash=sha256:0123\nnumpy==1.26.4 --hash=sha256:4567\n"
+    result = migrate("requirements.txt", text)
+    assert result.code == text.replace("2.7.1", "2.12.0")
+    assert [f.message for f in result.findings] == [
+        "torch moved to ==2.12.0: its --hash values are for the old release; regenerate them"
+    ]
+
+
 def test_pep_508_forms() -> None:
     text = 'dependencies = ["torch (>=2.4, <2.8)", "torch[opt-einsum] ==2.7.1 ; python_version >= \'3.10\'"]\n'
     assert migrate("pyproject.toml", text).code == text.replace("<2.8", "<2.13").replace("==2.7.1", "==2.12.0")

@@ -208,6 +208,8 @@ def rewrite_torch_pins(text: str, ctx: ProjectContext) -> str:
             changes.append((req.spec_start, req.spec_end, moved))
             new = f"{req.name} = {moved!r}" if req.poetry else f"{req.name}{moved}"
             ctx.edit(req.start, f"{shown} excludes {req.name} {wanted} (torch {ctx.target}): → {new}")
+            if "--hash" in _logical_line(text, req.start):
+                ctx.finding(req.start, f"{req.name} moved to {moved}: its --hash values are for the old release; regenerate them")
             continue
         low = _lowest(req.pep440)
         if low is not None and low < wanted and not admits(req.pep440, wanted):
@@ -222,6 +224,15 @@ def rewrite_torch_pins(text: str, ctx: ProjectContext) -> str:
                     f"with torch {ctx.target} or drop the dependency",
                 )
     return _replace(text, changes)
+
+
+def _logical_line(text: str, offset: int) -> str:
+    """The line around ``offset`` with the lines a trailing backslash continues it onto."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    while end != -1 and text[:end].rstrip("\r").endswith("\\"):
+        end = text.find("\n", end + 1)
+    return text[start : len(text) if end == -1 else end]
 
 
 _POETRY_SINGLE = re.compile(r"(?P<op>\^|~(?!=)|)(?P<version>\d+(?:\.\d+)*)(?P<wild>\.\*)?")
