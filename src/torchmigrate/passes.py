@@ -176,7 +176,7 @@ class Pass:
     @property
     def summary_line(self) -> str:
         opt = " (opt-in)" if self.opt_in else ""
-        opt += " [project files]" if self.kind == PROJECT else ""
+        opt += " [project files]" if self.files == PROJECT else ""
         return f"{self.id:<34} {self.release:<6} {self.safety.value:<7} {self.title}{opt}"
 
 
