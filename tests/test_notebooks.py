@@ -320,3 +320,9 @@ def test_random_notebooks_keep_everything_but_sources(cells: list[str], indent: 
     assert again.code == new and not again.edits
     below = Options(to=parse_version("2.7"), from_=parse_version("2.7"))
     assert migrate_notebook(raw, below.passes(), "nb.ipynb").code == raw
+
+
+def test_crlf_notebook_keeps_its_line_endings() -> None:
+    raw = (DATA / "legacy.ipynb").read_text(encoding="utf-8").replace("\n", "\r\n")
+    expected = (DATA / "legacy.expected.ipynb").read_text(encoding="utf-8").replace("\n", "\r\n")
+    assert run_nb(raw)[0] == expected
