@@ -148,6 +148,17 @@ def test_hashed_requirements_are_moved_and_reported() -> None:
     ]
 
 
+def test_direct_wheel_links_are_reported() -> None:
+    text = "torch @ https://download.pytorch.org/whl/cu128/torch-2.7.1%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl\n"
+    result = migrate("requirements.txt", text)
+    assert result.code == text
+    assert [f.message for f in result.findings] == [
+        "a direct wheel link pins torch 2.7.1: replace it with a requirement on torch 2.12"
+    ]
+    current = "torch @ https://example.org/torch-2.12.0-cp311-cp311-linux_x86_64.whl\n"
+    assert not migrate("requirements.txt", current).findings
+
+
 def test_pep_508_forms() -> None:
     text = 'dependencies = ["torch (>=2.4, <2.8)", "torch[opt-einsum] ==2.7.1 ; python_version >= \'3.10\'"]\n'
     assert migrate("pyproject.toml", text).code == text.replace("<2.8", "<2.13").replace("==2.7.1", "==2.12.0")

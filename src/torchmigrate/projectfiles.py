@@ -214,6 +214,16 @@ def rewrite_torch_pins(text: str, ctx: ProjectContext) -> str:
         low = _lowest(req.pep440)
         if low is not None and low < wanted and not admits(req.pep440, wanted):
             ctx.finding(req.start, f"{shown} excludes {req.name} {wanted} (torch {ctx.target}) and cannot be moved automatically")
+    for wheel in _WHEEL_RE.finditer(text):
+        name = wheel.group("name").lower()
+        wanted = _companion_release(name, ctx.target)
+        numbers = _release(wheel.group("version"))[0]
+        if wanted is not None and numbers[:2] != (wanted.major, wanted.minor) and ctx.allowed(wheel.start()):
+            ctx.finding(
+                wheel.start("name"),
+                f"a direct wheel link pins {name} {wheel.group('version')}: replace it with a requirement on "
+                f"{name} {wanted}" + ("" if name == "torch" else f" (built for torch {ctx.target})"),
+            )
     if torchaudio_for(ctx.target) is None:
         for lo, hi in regions(ctx.kind, text):
             for match in _TORCHAUDIO_RE.finditer(text, lo, hi):
@@ -224,6 +234,13 @@ def rewrite_torch_pins(text: str, ctx: ProjectContext) -> str:
                     f"with torch {ctx.target} or drop the dependency",
                 )
     return _replace(text, changes)
+
+
+# A wheel file in a URL or path: ``…/torch-2.7.1%2Bcu128-cp311-cp311-linux_x86_64.whl``.
+_WHEEL_RE = re.compile(
+    r"(?<![\w.-])(?P<name>torchvision|torchaudio|torch)-(?P<version>\d+\.\d+(?:\.\d+)?)(?:(?:%2B|\+)[\w.]+)?-cp\d+[^\s\"']*\.whl",
+    re.IGNORECASE,
+)
 
 
 def _logical_line(text: str, offset: int) -> str:
