@@ -95,7 +95,8 @@ def test_exclude_patterns_are_relative_to_the_config_and_drop_named_files(
     code, _, err = invoke(monkeypatch, project.parent, "--check", "--exclude", "src/", str(project / "src" / "pkg" / "model.py"))
     assert code == 0 and "0 files scanned" in err
     code, _, err = invoke(monkeypatch, project, "--check", "--extend-exclude", "tests,legacy_*", ".")
-    assert code == 1 and "1 files scanned" in err  # src/pkg/model.py; vendored/ stays excluded by the config
+    # src/pkg/model.py and pyproject.toml (a project file); vendored/ stays excluded by the config
+    assert code == 1 and "2 files scanned" in err
 
 
 def test_config_file_option(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -140,7 +141,7 @@ def test_bad_config_exits_2_through_the_command(project: Path) -> None:
 def test_per_file_ignores_reach_each_task(project: Path) -> None:
     plans = plan([project], Overrides())
     by_file = {task.path.relative_to(project).as_posix(): task.options for task in tasks(plans)}
-    assert set(by_file) == {"src/pkg/model.py", "src/pkg/legacy_api.py", "tests/test_model.py"}
+    assert set(by_file) == {"src/pkg/model.py", "src/pkg/legacy_api.py", "tests/test_model.py", "pyproject.toml"}
     assert "export-for-training" not in by_file["src/pkg/model.py"].ignore
     assert "export-for-training" in by_file["tests/test_model.py"].ignore
     assert "export-for-training" in by_file["src/pkg/legacy_api.py"].ignore  # a pattern without / matches any folder

@@ -75,7 +75,7 @@ def migrate_paths(
     ignore: Iterable[str] = (),
     write: bool = False,
 ) -> Report:
-    """Migrate every Python file under ``paths``; write changes only when ``write`` is true."""
+    """Migrate every Python file, notebook and project file under ``paths``; write changes only when ``write`` is true."""
     options = make_options(to, from_, select, ignore)
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:

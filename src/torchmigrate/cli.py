@@ -12,7 +12,7 @@ from typing import Annotated, BinaryIO
 import typer
 
 from torchmigrate import __version__, config, terminal
-from torchmigrate.passes import Pass, all_passes, get_pass
+from torchmigrate.passes import PROJECT, Pass, all_passes, get_pass
 from torchmigrate.report import Summary
 from torchmigrate.runner import run_tasks
 from torchmigrate.versions import VersionError, parse_version
@@ -51,7 +51,8 @@ def render_explain(p: Pass) -> str:
     opt_in = f"    opt-in (run only with --select {p.id})" if p.opt_in else ""
     lines = [
         f"{p.id}: {p.title}",
-        f"release: {p.release}    kind: {p.kind.value}    safety: {p.safety.value}{opt_in}",
+        f"release: {p.release}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
+        f"safety: {p.safety.value}{opt_in}",
         f"evidence: {p.evidence}",
         "",
         p.doc,
@@ -62,6 +63,7 @@ def render_explain(p: Pass) -> str:
         lines += ["", "## Examples"]
         for number, example in enumerate(p.examples, start=1):
             title = f" — {example.title}" if example.title else ""
+            title += f" ({example.path})" if example.path else ""
             lines += ["", f"### Example {number}{title}", "Before:", _indent(example.before)]
             if example.after is None:
                 reported = f" ({example.findings} finding(s) reported)" if example.findings else ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from torchmigrate.passes import all_passes
+from torchmigrate.passes import PROJECT, all_passes
 
 START, END = "<!-- passes:start -->", "<!-- passes:end -->"
 
@@ -19,6 +19,7 @@ def pass_table() -> str:
         kind = f"{p.safety.value}, opt-in" if p.opt_in else p.safety.value
         title = p.title.replace("|", "\\|")
         change = f"{p.kind.value} (removed {p.removed_in})" if p.removed_in else p.kind.value
+        change = "project files" if p.files == PROJECT else change
         rows.append(f"| `{p.id}` | {p.release} | {change} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
     return "\n".join(rows) + "\n"
 

@@ -19,7 +19,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
-from torchmigrate.passes import Pass, select_passes
+from torchmigrate.passes import PROJECT, Pass, select_passes
 from torchmigrate.results import FileResult
 from torchmigrate.transform import (
     SKIP_FILE,
@@ -47,6 +47,10 @@ class Options:
 
     def passes(self) -> list[Pass]:
         return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)
+
+    def project_passes(self) -> list[Pass]:
+        """The project file passes (requirements, pyproject.toml, …) for this target: see :mod:`torchmigrate.projectfiles`."""
+        return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore, files=PROJECT)
 
 
 @lru_cache(maxsize=256)

@@ -15,10 +15,14 @@ from pathlib import Path
 
 from pathspec import GitIgnoreSpec
 
+from torchmigrate.pins import project_kind
+
 __all__ = ["SourceFile", "SourceError", "discover", "display_path", "read_source", "write_atomic", "encode"]
 
 SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env", "_build", "htmlcov"})
-SOURCE_SUFFIXES = (".py",)
+SOURCE_SUFFIXES = (".py", ".ipynb")
+# Hidden folders that hold CI files (only those files are taken from them: see ``pins.project_kind``).
+CI_DIRS = frozenset({".github", ".circleci"})
 
 
 class SourceError(Exception):
@@ -143,9 +147,14 @@ def _ignored(path: Path, is_dir: bool, specs: Sequence[tuple[Path, GitIgnoreSpec
     return False
 
 
-def discover(paths: Sequence[Path], suffixes: Sequence[str] = SOURCE_SUFFIXES, exclude: Sequence[str] = ()) -> Iterator[Path]:
+def discover(
+    paths: Sequence[Path], suffixes: Sequence[str] = SOURCE_SUFFIXES, exclude: Sequence[str] = (), project_files: bool = True
+) -> Iterator[Path]:
     """Every source file under ``paths``, each once, in sorted order per root.
 
+    Source files are those ending in ``suffixes`` (Python files and notebooks) and, with ``project_files``, the files
+    that may pin torch (``requirements*.txt``, ``pyproject.toml``, Dockerfiles, CI files:
+    :func:`torchmigrate.pins.project_kind`).
     Files named directly are always taken. Folders are walked skipping hidden folders, virtual environments,
     ``__pycache__``, build output, ``.gitignore`` matches and ``exclude`` patterns (gitignore syntax). Symlinked folders
     are not followed, and a symlinked file is taken only when its target lies inside one of the roots.
@@ -183,7 +192,7 @@ def discover(paths: Sequence[Path], suffixes: Sequence[str] = SOURCE_SUFFIXES, e
             spec = _load_ignore(folder)
             if spec is not None:
                 specs.append((folder, spec))
-        yield from _walk(here, given, specs, suffixes, excluded, take)
+        yield from _walk(here, given, specs, suffixes, excluded, take, hidden=False, project_files=project_files)
 
 
 def _walk(
@@ -193,6 +202,8 @@ def _walk(
     suffixes: Sequence[str],
     excluded: GitIgnoreSpec | None,
     take: Callable[[Path], bool],
+    hidden: bool,
+    project_files: bool,
 ) -> Iterator[Path]:
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
@@ -205,14 +216,15 @@ def _walk(
         path = folder / entry.name
         shown_path = shown / entry.name
         if entry.is_dir(follow_symlinks=False):
-            if entry.name.startswith(".") or entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):
+            ci = project_files and entry.name in CI_DIRS
+            if (entry.name.startswith(".") and not ci) or entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):
                 continue
             if _is_venv(path) or _ignored(path, True, specs):
                 continue
             if excluded is not None and excluded.match_file(shown_path.as_posix() + "/"):
                 continue
-            yield from _walk(path, shown_path, specs, suffixes, excluded, take)
-        elif entry.name.endswith(tuple(suffixes)):
+            yield from _walk(path, shown_path, specs, suffixes, excluded, take, hidden or ci, project_files)
+        elif _wanted(shown_path, suffixes, hidden, project_files):
             if entry.is_symlink() and entry.is_dir():
                 continue
             if _ignored(path, False, specs):
@@ -221,6 +233,13 @@ def _walk(
                 continue
             if take(path):
                 yield shown_path
+
+
+def _wanted(path: Path, suffixes: Sequence[str], hidden: bool, project_files: bool) -> bool:
+    kind = project_kind(path) if project_files else None
+    if hidden:  # inside .github / .circleci: CI files only
+        return kind == "ci"
+    return kind is not None or path.name.endswith(tuple(suffixes))
 
 
 def has_bom(encoding: str) -> bool:

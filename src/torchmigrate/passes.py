@@ -22,6 +22,7 @@ from torchmigrate.versions import Version, parse_version
 if TYPE_CHECKING:
     import libcst as cst
 
+    from torchmigrate.projectfiles import ProjectContext
     from torchmigrate.transform import CallContext, PassTransformer
 
 __all__ = [
@@ -75,6 +76,10 @@ SAFE = Safety.SAFE
 REVIEW = Safety.REVIEW
 
 CallRewriter = Callable[["cst.Call", "CallContext"], "cst.BaseExpression | None"]
+# A project file pass: (text of a requirements file / pyproject.toml / Dockerfile …, context) → new text.
+ProjectRewriter = Callable[[str, "ProjectContext"], str]
+
+PYTHON, PROJECT = "python", "project"
 
 
 @dataclass(frozen=True)
@@ -90,6 +95,7 @@ class Example:
     findings: int = 0
     title: str = ""
     to: str | None = None
+    path: str = ""  # the file a project file pass's example is (``requirements.txt``, ``pyproject.toml``, …)
 
     @property
     def expected(self) -> str:
@@ -115,6 +121,11 @@ class Pass:
     doc: str = ""
     call_rewriters: dict[str, CallRewriter] = field(default_factory=dict)
     transformer: type[PassTransformer] | None = None
+    # ``files="project"``: the pass rewrites project files (requirements, pyproject.toml, setup.cfg/setup.py, Dockerfiles, CI
+    # files) with ``project_rewrite`` instead of Python code; it runs for every target ``>= release`` (it compares the
+    # file's own pins with the target, so ``--from`` does not gate it). See :mod:`torchmigrate.projectfiles`.
+    files: str = PYTHON
+    project_rewrite: ProjectRewriter | None = None
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", self.id):
@@ -154,6 +165,8 @@ class Pass:
         """Whether a run from ``from_`` to ``to`` needs this pass (see :class:`Kind`)."""
         if self.version > to:
             return False
+        if self.files == PROJECT:  # compares the project's own pins with the target: --from does not bound it
+            return True
         if self.kind is Kind.OPPORTUNITY:
             return True
         if self.kind is Kind.DEPRECATION:
@@ -163,6 +176,7 @@ class Pass:
     @property
     def summary_line(self) -> str:
         opt = " (opt-in)" if self.opt_in else ""
+        opt += " [project files]" if self.files == PROJECT else ""
         return f"{self.id:<34} {self.release:<6} {self.safety.value:<7} {self.title}{opt}"
 
 
@@ -170,8 +184,9 @@ class Pass:
 def all_passes() -> tuple[Pass, ...]:
     """Every pass in ``torchmigrate.codemods``, ordered by release and then by id."""
     import torchmigrate.codemods as package
+    from torchmigrate.projectfiles import PROJECT_PASSES
 
-    found: dict[str, Pass] = {}
+    found: dict[str, Pass] = {p.id: p for p in PROJECT_PASSES}
     for info in pkgutil.walk_packages(package.__path__, prefix=package.__name__ + "."):
         module = importlib.import_module(info.name)
         candidate = getattr(module, "PASS", None)
@@ -200,16 +215,20 @@ def select_passes(
     from_: Version,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
+    files: str = PYTHON,
 ) -> list[Pass]:
-    """The passes a run applies, in release order: in range (``from_ < release <= to``, see :class:`Kind` for
-    deprecations), selected and not ignored.
+    """The passes for ``files`` (Python code, or project files) a run applies, in release order: in range
+    (``from_ < release <= to``, see :class:`Kind` for deprecations), selected and not ignored.
 
-    Opt-in passes run only when named in ``select``.
+    Opt-in passes run only when named in ``select``. Project file passes (``files="project"``) need only
+    ``release <= to``.
     """
     chosen = set(select) if select is not None else None
     ignored = set(ignore)
     result = []
     for candidate in all_passes():
+        if candidate.files != files:
+            continue
         if not candidate.in_range(from_, to) or candidate.id in ignored:
             continue
         if chosen is None:

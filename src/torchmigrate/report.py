@@ -22,13 +22,20 @@ def _lines(text: str) -> list[str]:
 
 
 def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
-    """A unified diff from ``a/path`` to ``b/path``, with git's marker for a missing final newline."""
+    """A unified diff from ``a/path`` to ``b/path``, with git's marker for a missing final newline.
+
+    For a notebook each hunk header names the cell it changes (``@@ -18,8 +18,7 @@ cell 2``; git ignores that text).
+    """
     out: list[str] = []
     for line in difflib.unified_diff(_lines(old), _lines(new), f"a/{path}", f"b/{path}", n=context):
         if line.endswith("\n"):
             out.append(line)
         else:
             out.append(line + "\n\\ No newline at end of file\n")
+    if path.endswith(".ipynb"):
+        from torchmigrate.notebooks import label_hunks
+
+        return label_hunks("".join(out), old)
     return "".join(out)
 
 

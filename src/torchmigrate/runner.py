@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from torchmigrate.engine import Options, migrate_text
+from torchmigrate.engine import Options
 from torchmigrate.files import SourceError, display_path, encode, read_source, write_atomic
-from torchmigrate.passes import Pass
+from torchmigrate.handlers import migrate_file_text
 from torchmigrate.results import FileResult
 
 __all__ = ["Task", "process_file", "run_tasks", "write_result"]
@@ -22,14 +22,14 @@ class Task:
     options: Options
 
 
-def process_file(path: Path, passes: Sequence[Pass]) -> FileResult:
-    """Read and migrate one file. Pure apart from reading: nothing is written here."""
+def process_file(path: Path, options: Options) -> FileResult:
+    """Read and migrate one file (Python, notebook or project file). Pure apart from reading: nothing is written here."""
     shown = display_path(path)
     try:
         source = read_source(path)
     except SourceError as exc:
         return FileResult(path=shown, error=str(exc))
-    result = migrate_text(source.text, passes, shown)
+    result = migrate_file_text(path, source.text, options, shown)
     result.encoding = source.encoding
     return result
 
@@ -49,7 +49,7 @@ def write_result(path: Path, result: FileResult) -> None:
 def run_tasks(tasks: Iterable[Task], *, write: bool) -> Iterator[FileResult]:
     """Migrate every task in order, writing changed files when ``write`` is true."""
     for task in tasks:
-        result = process_file(task.path, task.options.passes())
+        result = process_file(task.path, task.options)
         if write:
             write_result(task.path, result)
         yield result

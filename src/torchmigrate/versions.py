@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from torchmigrate.pins import project_kind, torch_specs
 
 __all__ = [
     "KNOWN_RELEASES",
@@ -68,10 +64,6 @@ def parse_version(text: str, *, known_only: bool = True) -> Version:
 
 # --- pinned version detection -------------------------------------------------------------------------------
 
-_REQ_TORCH_RE = re.compile(
-    r"^\s*torch(?:\[[^\]]*\])?\s*(?P<spec>(?:[<>=!~]=?|===)\s*[^;#\s]+(?:\s*,\s*(?:[<>=!~]=?|===)\s*[^;#\s,]+)*)",
-    re.IGNORECASE,
-)
 _CLAUSE_RE = re.compile(r"(===|==|~=|>=|<=|!=|>|<)\s*([0-9][^,\s]*)")
 
 
@@ -91,50 +83,50 @@ def lowest_admitted(spec: str) -> Version | None:
     return max(lows) if lows else None
 
 
-def _pins_in_requirements(text: str) -> list[Version]:
+# Project files whose torch pins set the default ``--from`` (CI files are not among them: a CI matrix may test releases
+# the code does not target).
+PIN_FILE_KINDS = frozenset({"requirements", "pyproject", "setupcfg", "setuppy", "dockerfile"})
+
+
+def pins_in(text: str, kind: str) -> list[Version]:
+    """The oldest release each torch requirement in ``text`` (a project file of ``kind``) admits."""
     found = []
-    for line in text.splitlines():
-        match = _REQ_TORCH_RE.match(line)
-        if match:
-            low = lowest_admitted(match.group("spec"))
-            if low is not None:
-                found.append(low)
+    for spec in torch_specs(text, kind):
+        low = lowest_admitted(spec)
+        if low is not None:
+            found.append(low)
     return found
-
-
-def _pins_in_pyproject(text: str) -> list[Version]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        return []
-    project = data.get("project", {})
-    requirements: list[str] = list(project.get("dependencies", []) or [])
-    for extra in (project.get("optional-dependencies", {}) or {}).values():
-        requirements.extend(extra or [])
-    return _pins_in_requirements("\n".join(str(r) for r in requirements))
 
 
 def detect_pinned_version(start: Path) -> Version | None:
     """The torch release pinned by the project around ``start``, or ``None``.
 
-    Looks in ``requirements*.txt`` and ``pyproject.toml`` in ``start`` (or its folder, for a file) and its parents up to the
-    first folder that holds a ``.git`` or a ``pyproject.toml``. When several files pin torch, the oldest pin wins: code
-    must keep working on every release the project admits.
+    Looks in the project files that :mod:`torchmigrate.pins` reads (``requirements*.txt``, ``constraints*.txt``,
+    ``pyproject.toml``, ``setup.cfg``, ``setup.py``, Dockerfiles) in ``start`` (or its folder, for a file) and its
+    parents up to the first folder that holds a ``.git`` or a ``pyproject.toml``. When several files pin torch, the
+    oldest pin wins: code must keep working on every release the project admits.
     """
     folder = start if start.is_dir() else start.parent
     folder = folder.resolve()
     for candidate in (folder, *folder.parents):
         pins: list[Version] = []
-        for req in sorted(candidate.glob("requirements*.txt")):
-            pins.extend(_pins_in_requirements(_read(req)))
+        for path in _listdir(candidate):
+            kind = project_kind(path)
+            if kind in PIN_FILE_KINDS and path.is_file():
+                pins.extend(pins_in(_read(path), kind))
         pyproject = candidate / "pyproject.toml"
-        if pyproject.is_file():
-            pins.extend(_pins_in_pyproject(_read(pyproject)))
         if pins:
             return min(pins)
         if (candidate / ".git").exists() or pyproject.is_file():
             break
     return None
+
+
+def _listdir(folder: Path) -> list[Path]:
+    try:
+        return sorted(folder.iterdir())
+    except OSError:
+        return []
 
 
 def _read(path: Path) -> str:

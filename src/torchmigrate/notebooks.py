@@ -1,0 +1,690 @@
+"""Jupyter notebooks: migrate the code cells in notebook order and leave every other byte of the file alone.
+
+How:
+
+1. The raw JSON is walked once to find each cell's ``source`` value (its span in the text, and each line's span).
+2. IPython syntax is masked line by line — line magics (``%matplotlib inline``), shell escapes (``!pip install …``,
+   ``x = !ls``), help (``obj?``, ``??obj``) and the first line of a Python cell magic (``%%time``) become placeholder
+   statements (``import __nbmagic_N__``); a cell under any other cell magic (``%%bash``, ``%%writefile``) is not Python
+   and is skipped. A cell that still does not parse is left as it is and reported as a finding naming its cell.
+3. The masked cells are joined into one module, separated by ``import __nbcell_N__`` lines, and migrated by the
+   engine in one go, so an ``import torch as th`` in one cell resolves in the later ones. Separators are import
+   statements on purpose: libcst adds new imports after the module's leading import block, which then ends in the cell
+   that has the imports; an addition that lands at the very start of the next cell is moved back to the end of the
+   cell before it.
+4. The module is split back at the separators, placeholders are restored, and only the ``source`` of changed cells is
+   rewritten in the raw text — unchanged lines keep their exact JSON text, new lines are encoded in the file's own
+   style (indentation and separators copied from the cell, ``\\uXXXX`` escapes only if the file uses them). Outputs,
+   metadata, ids, execution counts, key order and the final newline are untouched, so ``git diff`` shows only the
+   changed source lines.
+
+Edits and findings point at the notebook file's line of the cell's source and name the cell (1-based, counting every
+cell). ``--diff`` prints a unified diff of the ``.ipynb`` file (``git apply`` accepts it) whose hunk headers name the
+cell they change.
+"""
+
+from __future__ import annotations
+
+import ast
+import bisect
+import difflib
+import json
+import json.decoder
+import re
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import PurePath
+from typing import Any
+
+import libcst as cst
+
+from torchmigrate.engine import migrate_text, trigger_regex
+from torchmigrate.passes import Pass
+from torchmigrate.projectfiles import migrate_project_text
+from torchmigrate.results import Edit, FileResult, Finding
+from torchmigrate.versions import Version
+
+__all__ = ["label_hunks", "mask_cell", "migrate_notebook"]
+
+NOTEBOOK_PASS_ID = "notebook"
+# Shell commands in cells are read like a Dockerfile's: requirements only inside ``pip install`` / ``uv add`` commands.
+SHELL_FILE = PurePath("Dockerfile")
+_SHELL_HINT = re.compile(r"[!%]\s*(?:pip3?|uv)\b|download\.pytorch\.org")
+# Cell magics whose body is Python (IPython runs it as code): their first line is masked, the body migrated.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "px"})
+
+# Line magics, shell escapes and ``x = !cmd`` assignments; also ``from __future__`` imports, which are legal at the
+# top of each cell but not in the middle of the joined module.
+_MAGIC_LINE = re.compile(
+    r"(?P<indent>[ \t]*)(?:[!%]|[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*[!%]|from[ \t]+__future__[ \t]+import\b)"
+)
+_HELP_LINE = re.compile(r"(?P<indent>[ \t]*)(?:\?{1,2}[A-Za-z_][\w.]*(?:\(\))?|[A-Za-z_][\w.]*(?:\(\))?\?{1,2})[ \t]*$")
+_CELL_MAGIC = re.compile(r"[ \t]*%%(?P<name>\w+)")
+_PLACEHOLDER = re.compile(r"^[ \t]*import __nbmagic_(?P<n>\d+)__$")
+_SEPARATOR = re.compile(r"^import __nbcell_(?P<n>\d+)__$", re.MULTILINE)
+_LINE = re.compile(r"[^\n]*\n|[^\n]+")
+
+
+def _lines(text: str) -> list[str]:
+    """Split on ``\\n`` only (``str.splitlines`` also splits on form feeds and other separators), keeping the ends."""
+    return _LINE.findall(text)
+
+
+# --- masking IPython syntax ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Masked:
+    """A cell's code with IPython syntax replaced by placeholder imports; ``originals[n]`` is placeholder n's line."""
+
+    code: str
+    originals: dict[int, str] = field(default_factory=dict)
+
+
+class _Lexer:
+    """Just enough of Python's lexer to know whether a line starts a new statement (not inside brackets or a string)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.triple: str | None = None
+        self.continued = False
+
+    @property
+    def at_statement_start(self) -> bool:
+        return self.depth == 0 and self.triple is None and not self.continued
+
+    def feed(self, line: str) -> None:
+        body = line.rstrip("\r\n")
+        i, n = 0, len(body)
+        while i < n:
+            if self.triple is not None:
+                end = body.find(self.triple, i)
+                while end > 0 and _escaped(body, end):
+                    end = body.find(self.triple, end + 1)
+                if end < 0:
+                    return
+                i, self.triple = end + 3, None
+                continue
+            ch = body[i]
+            if ch == "#":
+                self.continued = False  # a backslash at the end of a comment continues nothing
+                return
+            if ch in "\"'":
+                if body.startswith(ch * 3, i):
+                    self.triple = ch * 3
+                    i += 3
+                    continue
+                i += 1
+                while i < n and body[i] != ch:
+                    i += 2 if body[i] == "\\" else 1
+                i += 1
+                continue
+            if ch in "([{":
+                self.depth += 1
+            elif ch in ")]}":
+                self.depth = max(0, self.depth - 1)
+            i += 1
+        self.continued = self.triple is None and body.endswith("\\")
+
+
+def _escaped(text: str, index: int) -> bool:
+    slashes = 0
+    while index - slashes - 1 >= 0 and text[index - slashes - 1] == "\\":
+        slashes += 1
+    return slashes % 2 == 1
+
+
+def mask_cell(code: str, first: int = 0) -> Masked | None:
+    """Mask IPython syntax in one cell (placeholders numbered from ``first``); ``None`` for a non-Python cell magic."""
+    lines = _lines(code)
+    masked = Masked("")
+    out: list[str] = []
+    counter = first
+    lexer = _Lexer()
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        out.append(lines[start])
+        start += 1
+    if start < len(lines):
+        cell_magic = _CELL_MAGIC.match(lines[start])
+        if cell_magic:
+            if cell_magic.group("name") not in PYTHON_CELL_MAGICS:
+                return None
+            masked.originals[counter] = lines[start].rstrip("\n")
+            out.append(f"import __nbmagic_{counter}__" + ("\n" if lines[start].endswith("\n") else ""))
+            counter += 1
+            start += 1
+    i = start
+    while i < len(lines):
+        line = lines[i]
+        match = None
+        if lexer.at_statement_start:
+            match = _MAGIC_LINE.match(line) or _HELP_LINE.match(line.rstrip("\n"))
+        if match is None:
+            lexer.feed(line)
+            out.append(line)
+            i += 1
+            continue
+        indent = match.group("indent")
+        while True:  # a shell command may continue on the next lines with a trailing backslash
+            masked.originals[counter] = line.rstrip("\n")
+            out.append(f"{indent}import __nbmagic_{counter}__" + ("\n" if line.endswith("\n") else ""))
+            counter += 1
+            i += 1
+            if not line.rstrip("\n").endswith("\\") or i >= len(lines):
+                break
+            line = lines[i]
+    masked.code = "".join(out)
+    return masked
+
+
+def unmask(code: str, originals: dict[int, str]) -> str | None:
+    """Put the original IPython lines back; ``None`` if a placeholder went missing or was duplicated."""
+    seen: set[int] = set()
+    out = []
+    for line in _lines(code):
+        match = _PLACEHOLDER.match(line.rstrip("\n"))
+        if match is not None and int(match.group("n")) in originals:
+            n = int(match.group("n"))
+            if n in seen:
+                return None
+            seen.add(n)
+            out.append(originals[n] + ("\n" if line.endswith("\n") else ""))
+        else:
+            out.append(line)
+    return "".join(out) if seen == set(originals) else None
+
+
+# --- locating cell sources in the raw JSON ------------------------------------------------------------------------
+
+_WS = re.compile(r"[ \t\n\r]*")
+_scanstring: Any = getattr(json.decoder, "scanstring")  # noqa: B009 - C-accelerated; not in typeshed
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null")
+
+
+@dataclass
+class CellSource:
+    """Where one cell's ``source`` lives in the raw text: the value's span, and each list element's span."""
+
+    index: int
+    start: int
+    end: int
+    elements: list[tuple[int, int]] | None  # None: the source is one JSON string
+
+
+class _Walker:
+    def __init__(self, raw: str) -> None:
+        self.raw = raw
+
+    def ws(self, i: int) -> int:
+        match = _WS.match(self.raw, i)
+        return match.end() if match else i
+
+    def string(self, i: int) -> tuple[str, int]:
+        if self.raw[i] != '"':
+            raise ValueError(f"expected a string at {i}")
+        value, end = _scanstring(self.raw, i + 1)
+        return value, end
+
+    def skip(self, i: int) -> int:
+        """The end of the JSON value that starts at ``i``."""
+        raw = self.raw
+        ch = raw[i]
+        if ch == '"':
+            return self.string(i)[1]
+        if ch in "{[":
+            close = "}" if ch == "{" else "]"
+            i = self.ws(i + 1)
+            if raw[i] == close:
+                return i + 1
+            while True:
+                if ch == "{":
+                    i = self.ws(self.string(i)[1])
+                    if raw[i] != ":":
+                        raise ValueError(f"expected ':' at {i}")
+                    i = self.ws(i + 1)
+                i = self.ws(self.skip(i))
+                if raw[i] == ",":
+                    i = self.ws(i + 1)
+                elif raw[i] == close:
+                    return i + 1
+                else:
+                    raise ValueError(f"expected ',' or {close!r} at {i}")
+        match = _SCALAR.match(raw, i)
+        if not match:
+            raise ValueError(f"unexpected {ch!r} at {i}")
+        return match.end()
+
+
+def locate_sources(raw: str) -> list[CellSource | None]:
+    """The ``source`` of every cell (``None`` for a cell without one), in order. Raises ``ValueError`` on bad JSON."""
+    walker = _Walker(raw)
+    i = walker.ws(0)
+    if raw[i] != "{":
+        raise ValueError("a notebook is a JSON object")
+    found: list[CellSource | None] = []
+    top = _object(walker, i)
+    for key, start in top:
+        if key == "cells" and raw[start] == "[":
+            top.send_end(_cells(walker, start, found))
+        else:
+            top.send_end(walker.skip(start))
+    return found
+
+
+class _object:
+    """Iterate the members of a JSON object while the caller reports where each value ended."""
+
+    def __init__(self, walker: _Walker, i: int) -> None:
+        self.walker = walker
+        raw = walker.raw
+        self.i = walker.ws(i + 1)
+        self.done = raw[self.i] == "}"
+        self.close = self.i + 1
+
+    def __iter__(self) -> _object:
+        return self
+
+    def __next__(self) -> tuple[str, int]:
+        walker, raw = self.walker, self.walker.raw
+        if self.done:
+            raise StopIteration
+        key, i = walker.string(self.i)
+        i = walker.ws(i)
+        if raw[i] != ":":
+            raise ValueError(f"expected ':' at {i}")
+        self.value_start = walker.ws(i + 1)
+        return key, self.value_start
+
+    def send_end(self, end: int) -> None:
+        walker, raw = self.walker, self.walker.raw
+        i = walker.ws(end)
+        if raw[i] == ",":
+            self.i = walker.ws(i + 1)
+        elif raw[i] == "}":
+            self.done, self.close = True, i + 1
+        else:
+            raise ValueError(f"expected ',' or '}}' at {i}")
+
+
+def _cells(walker: _Walker, start: int, found: list[CellSource | None]) -> int:
+    """Record the source of each cell of the ``cells`` array at ``start``; return the array's end."""
+    raw = walker.raw
+    i = walker.ws(start + 1)
+    if raw[i] == "]":
+        return i + 1
+    while True:
+        source: CellSource | None = None
+        if raw[i] == "{":
+            members = _object(walker, i)
+            for key, value in members:
+                if key == "source":
+                    source = _source(walker, len(found), value)
+                    members.send_end(source.end)
+                else:
+                    members.send_end(walker.skip(value))
+            end = members.close
+        else:
+            end = walker.skip(i)
+        found.append(source)
+        i = walker.ws(end)
+        if raw[i] == ",":
+            i = walker.ws(i + 1)
+        elif raw[i] == "]":
+            return i + 1
+        else:
+            raise ValueError(f"expected ',' or ']' at {i}")
+
+
+def _source(walker: _Walker, index: int, start: int) -> CellSource:
+    raw = walker.raw
+    if raw[start] == '"':
+        return CellSource(index, start, walker.string(start)[1], None)
+    if raw[start] != "[":
+        raise ValueError(f"cell {index + 1}: 'source' is neither a string nor a list")
+    elements: list[tuple[int, int]] = []
+    i = walker.ws(start + 1)
+    if raw[i] != "]":
+        while True:
+            if raw[i] != '"':
+                raise ValueError(f"cell {index + 1}: 'source' holds a non-string")
+            end = walker.string(i)[1]
+            elements.append((i, end))
+            i = walker.ws(end)
+            if raw[i] == ",":
+                i = walker.ws(i + 1)
+                continue
+            if raw[i] == "]":
+                break
+            raise ValueError(f"expected ',' or ']' at {i}")
+    return CellSource(index, start, i + 1, elements)
+
+
+# --- rendering a changed source in the file's own style -----------------------------------------------------------
+
+
+def _ensure_ascii(raw: str) -> bool:
+    """Whether the file escapes non-ASCII characters (``json.dumps``'s default) rather than writing them as they are."""
+    if not raw.isascii():
+        return False
+    return any(int(code, 16) > 0x7F for code in re.findall(r"\\u([0-9a-fA-F]{4})", raw))
+
+
+def render_source(raw: str, cell: CellSource, old_lines: Sequence[str], new_text: str, ascii_only: bool) -> str:
+    """The JSON text of a cell's new source, reusing the file's own text for every unchanged line."""
+    if cell.elements is None:
+        return json.dumps(new_text, ensure_ascii=ascii_only)
+    new_lines = _lines(new_text)
+    if not new_lines:
+        return "[]"
+    if not cell.elements:
+        return json.dumps(new_lines, ensure_ascii=ascii_only)
+    elements = cell.elements
+    opening = raw[cell.start + 1 : elements[0][0]]
+    closing = raw[elements[-1][1] : cell.end - 1]
+    between = raw[elements[0][1] : elements[1][0]] if len(elements) > 1 else "," + opening
+    known = {value: raw[s:e] for value, (s, e) in zip(old_lines, elements, strict=False)}
+    items = [known.get(line) or json.dumps(line, ensure_ascii=ascii_only) for line in new_lines]
+    return "[" + opening + between.join(items) + closing + "]"
+
+
+# --- the notebook as one module -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Cell:
+    source: CellSource
+    number: int  # 1-based, counting every cell
+    text: str
+    lines: list[str]
+    masked: Masked
+
+
+def _python_notebook(data: Any) -> bool:
+    metadata = data.get("metadata") if isinstance(data, dict) else None
+    if not isinstance(metadata, dict):
+        return True
+    for key, sub in (("language_info", "name"), ("kernelspec", "language")):
+        section = metadata.get(key)
+        if isinstance(section, dict) and isinstance(section.get(sub), str):
+            return bool(section[sub].lower() == "python")
+    return True
+
+
+def _parse_problem(code: str) -> str | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError) as exc:
+        line = getattr(exc, "lineno", None)
+        where = f" (line {line})" if line else ""
+        return f"{getattr(exc, 'msg', None) or exc}{where}"
+    return None
+
+
+def _cst_problem(code: str) -> str | None:
+    try:
+        cst.parse_module(code)
+    except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
+        text = str(exc).strip().splitlines()
+        return text[0] if text else type(exc).__name__
+    return None
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for line in _lines(text):
+        starts.append(starts[-1] + len(line))
+    return starts
+
+
+def migrate_notebook(
+    raw: str,
+    passes: Sequence[Pass],
+    path: str = "<notebook>",
+    project_passes: Sequence[Pass] = (),
+    to: Version | None = None,
+) -> FileResult:
+    """Migrate the code cells of notebook ``raw`` (the ``.ipynb`` text). Never raises for a bad notebook.
+
+    ``project_passes`` (for target ``to``) rewrite the cells' shell commands (``!pip install torch==2.7.1``,
+    ``%pip install …``) as they would a Dockerfile's ``pip install`` lines.
+    """
+    result = FileResult(path=path, old=raw, new=raw)
+    shell: list[Pass] = []
+    if to is not None and _SHELL_HINT.search(raw):
+        shell = [p for p in project_passes if any(t in raw for t in p.triggers)]
+    if not shell and (not passes or not trigger_regex(passes).search(raw)):
+        return result
+    try:
+        data = json.loads(raw)
+        sources = locate_sources(raw)
+    except (ValueError, IndexError, RecursionError) as exc:
+        result.new = None
+        result.error = f"not a notebook: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+        return result
+    cells_data = data.get("cells") if isinstance(data, dict) else None
+    if not isinstance(cells_data, list) or len(cells_data) != len(sources) or not _python_notebook(data):
+        return result
+    json_lines = _line_starts(raw)
+
+    def json_line(offset: int) -> int:
+        return bisect.bisect_right(json_lines, offset) - 1 + 1
+
+    cells: list[_Cell] = []
+    counter = 0
+    for number, (cell_data, source) in enumerate(zip(cells_data, sources, strict=True), start=1):
+        if source is None or not isinstance(cell_data, dict) or cell_data.get("cell_type") != "code":
+            continue
+        value = cell_data.get("source")
+        lines = list(value) if isinstance(value, list) else [value] if isinstance(value, str) else []
+        text = "".join(lines)
+        masked = mask_cell(text, counter)
+        if masked is None or not masked.code.strip():
+            continue
+        counter += len(masked.originals) + 1
+        problem = _parse_problem(masked.code)
+        if problem is not None:
+            result.findings.append(
+                Finding(json_line(source.start), 1, NOTEBOOK_PASS_ID, f"cell {number} does not parse ({problem}); left as it is")
+            )
+            continue
+        cells.append(_Cell(source, number, text, lines, masked))
+    if not cells:
+        return result
+    if shell and to is not None:
+        _migrate_shell_lines(cells, shell, to, result, json_line)
+
+    joined, owners = _join(cells)
+    migrated = migrate_text(joined, passes, path)
+    if migrated.error is not None and migrated.error.startswith("cannot parse"):
+        # libcst refused something ``ast`` accepted: find the cells it refuses, report them, migrate the rest.
+        refused = [cell for cell in cells if _cst_problem(cell.masked.code) is not None]
+        for cell in refused:
+            message = f"cell {cell.number} does not parse ({_cst_problem(cell.masked.code)}); left as it is"
+            result.findings.append(Finding(json_line(cell.source.start), 1, NOTEBOOK_PASS_ID, message))
+        cells = [cell for cell in cells if cell not in refused]
+        if not cells or not refused:
+            result.new, result.error = (raw, None) if cells == [] else (None, migrated.error)
+            return result
+        joined, owners = _join(cells)
+        migrated = migrate_text(joined, passes, path)
+    if migrated.error is not None:
+        result.new, result.error = None, migrated.error
+        return result
+    new_texts = _split(cells, joined, migrated.code)
+    if new_texts is None:
+        result.new = None
+        result.error = "the migrated cells could not be mapped back to the notebook; file left as it was"
+        return result
+
+    def locate(line: int) -> tuple[_Cell, int]:
+        index = max(0, min(line - 1, len(owners) - 1))
+        cell_no, cell_line = owners[index]
+        return cells[cell_no], cell_line
+
+    def where(cell: _Cell, cell_line: int) -> int:
+        if cell.source.elements:
+            element = cell.source.elements[min(cell_line - 1, len(cell.source.elements) - 1)]
+            return json_line(element[0])
+        return json_line(cell.source.start)
+
+    for finding in migrated.findings:
+        cell, cell_line = locate(finding.line)
+        result.findings.append(
+            replace(finding, line=where(cell, cell_line), message=f"cell {cell.number}, line {cell_line}: {finding.message}")
+        )
+    for edit in migrated.edits:
+        cell, cell_line = locate(edit.line)
+        result.edits.append(
+            Edit(
+                where(cell, cell_line),
+                edit.col,
+                edit.pass_id,
+                f"cell {cell.number}, line {cell_line}: {edit.message}",
+                edit.safety,
+            )
+        )
+    result.passes_applied.extend(p for p in migrated.passes_applied if p not in result.passes_applied)
+
+    ascii_only = _ensure_ascii(raw)
+    changes = []
+    for cell, new_text in zip(cells, new_texts, strict=True):
+        if new_text != cell.text:
+            rendered = render_source(raw, cell.source, cell.lines, new_text, ascii_only)
+            changes.append((cell.source.start, cell.source.end, rendered))
+    new_raw = raw
+    for start, end, text in sorted(changes, reverse=True):
+        new_raw = new_raw[:start] + text + new_raw[end:]
+    if new_raw != raw:
+        try:
+            json.loads(new_raw)
+        except ValueError as exc:  # pragma: no cover - a bug in rendering; never write a broken notebook
+            result.new, result.error = None, f"rewritten notebook is not valid JSON ({exc}); file left as it was"
+            return result
+    result.new = new_raw
+    return result
+
+
+def _join(cells: Sequence[_Cell]) -> tuple[str, list[tuple[int, int]]]:
+    """One module of all cells, and for each of its lines the (cell position, 1-based line in the cell) it came from."""
+    parts: list[str] = []
+    owners: list[tuple[int, int]] = []
+    for position, cell in enumerate(cells):
+        if position:
+            parts.append(f"import __nbcell_{position}__\n")
+            owners.append((position, 1))
+        code = cell.masked.code if cell.masked.code.endswith("\n") else cell.masked.code + "\n"
+        parts.append(code)
+        owners.extend((position, n) for n in range(1, len(_lines(code)) + 1))
+    return "".join(parts), owners
+
+
+def _is_import_or_blank(line: str) -> bool:
+    stripped = line.strip()
+    return not stripped or stripped.startswith(("import ", "from "))
+
+
+def _split(cells: Sequence[_Cell], old_joined: str, new_joined: str) -> list[str] | None:
+    """The new text of each cell, IPython lines restored; ``None`` when the separators did not survive intact."""
+    marks = list(_SEPARATOR.finditer(new_joined))
+    if [int(m.group("n")) for m in marks] != list(range(1, len(cells))):
+        return None
+    bounds = [0, *(m.start() for m in marks), len(new_joined)]
+    segments: list[list[str]] = []
+    for k in range(len(cells)):
+        start = bounds[k] if k == 0 else marks[k - 1].end() + 1
+        segments.append(_lines(new_joined[start : bounds[k + 1]]))
+    for k in range(1, len(cells)):  # imports libcst added right after a separator belong to the cell before it
+        old = _lines(cells[k].masked.code)
+        opcodes = difflib.SequenceMatcher(None, old, segments[k], autojunk=False).get_opcodes()
+        if opcodes and opcodes[0][0] == "insert" and opcodes[0][1] == 0:
+            moved = segments[k][: opcodes[0][4]]
+            if all(_is_import_or_blank(line) for line in moved):
+                segments[k - 1].extend(moved)
+                del segments[k][: len(moved)]
+    texts: list[str] = []
+    for cell, lines in zip(cells, segments, strict=True):
+        old_code = cell.masked.code if cell.masked.code.endswith("\n") else cell.masked.code + "\n"
+        old_blank = len(old_code) - len(old_code.rstrip("\n"))
+        new = "".join(lines)
+        trimmed = new.rstrip("\n") + "\n" * max(1, min(old_blank, len(new) - len(new.rstrip("\n"))))
+        new = trimmed if new.strip() else new
+        if not cell.masked.code.endswith("\n") and new.endswith("\n"):
+            new = new[:-1]
+        restored = unmask(new, cell.masked.originals)
+        if restored is None:
+            return None
+        texts.append(restored)
+    return texts
+
+
+def _shell_position(cell: _Cell, cell_line: int, message: str, json_line: Callable[[int], int]) -> tuple[int, str]:
+    elements = cell.source.elements
+    offset = elements[min(cell_line, len(elements)) - 1][0] if elements else cell.source.start
+    return json_line(offset), f"cell {cell.number}, line {cell_line}: {message}"
+
+
+def _migrate_shell_lines(
+    cells: Sequence[_Cell], passes: Sequence[Pass], to: Version, result: FileResult, json_line: Callable[[int], int]
+) -> None:
+    """Run the project file passes over each cell's IPython lines, which are shell commands such as ``!pip install``.
+
+    A command continued over several lines with a trailing backslash is rewritten as one.
+    """
+    for cell in cells:
+        lines = [line.strip() for line in _lines(cell.masked.code)]
+        originals = cell.masked.originals
+        ids = sorted(originals)
+        while ids:
+            group = [ids.pop(0)]
+            while originals[group[-1]].endswith("\\") and ids and ids[0] == group[-1] + 1:
+                group.append(ids.pop(0))
+            shell = migrate_project_text("\n".join(originals[n] for n in group), SHELL_FILE, passes, to)
+            if shell.error is not None:
+                continue
+            placeholder = f"import __nbmagic_{group[0]}__"
+            line_no = lines.index(placeholder) + 1 if placeholder in lines else 1
+
+            for finding in shell.findings:
+                line, message = _shell_position(cell, line_no + finding.line - 1, finding.message, json_line)
+                result.findings.append(replace(finding, line=line, message=message))
+            new_lines = shell.code.split("\n")
+            if shell.changed and len(new_lines) == len(group):
+                originals.update(zip(group, new_lines, strict=True))
+                for edit in shell.edits:
+                    line, message = _shell_position(cell, line_no + edit.line - 1, edit.message, json_line)
+                    result.edits.append(replace(edit, line=line, message=message))
+                result.passes_applied.extend(p for p in shell.passes_applied if p not in result.passes_applied)
+
+
+# --- readable diffs -----------------------------------------------------------------------------------------------
+
+_HUNK = re.compile(r"^@@ -(?P<start>\d+)(?:,(?P<count>\d+))? \+\d+(?:,\d+)? @@", re.MULTILINE)
+
+
+def label_hunks(diff: str, old_raw: str) -> str:
+    """Name the cell each hunk of a notebook's unified diff changes (``@@ -12,7 +12,7 @@ cell 3``).
+
+    Text after a hunk header's closing ``@@`` is a free-form section heading that ``git apply`` ignores, so the diff
+    stays applicable.
+    """
+    old_raw = old_raw.removeprefix("\ufeff")  # a BOM shifts no line
+    try:
+        sources = [s for s in locate_sources(old_raw) if s is not None]
+    except (ValueError, IndexError, RecursionError):
+        return diff
+    starts = _line_starts(old_raw)
+    spans = [(bisect.bisect_right(starts, s.start), bisect.bisect_right(starts, s.end - 1), s.index + 1) for s in sources]
+
+    def label(match: re.Match[str]) -> str:
+        first = int(match.group("start"))
+        last = first + int(match.group("count") or 1) - 1
+        numbers = [n for lo, hi, n in spans if lo <= last and hi >= first]
+        if not numbers:
+            return match.group(0)
+        return match.group(0) + " " + ", ".join(f"cell {n}" for n in numbers)
+
+    return _HUNK.sub(label, diff)
