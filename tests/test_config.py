@@ -3,6 +3,7 @@ clear errors; and the pre-commit hooks, whose entries are run as real commands."
 
 from __future__ import annotations
 
+import re
 import shlex
 import subprocess
 import sys
@@ -161,7 +162,12 @@ def test_pre_commit_hooks_parse() -> None:
     assert set(found) == {"torchmigrate-check", "torchmigrate"}
     for hook in found.values():
         assert {"id", "name", "entry", "language"} <= set(hook)
-        assert hook["language"] == "python" and hook["types"] == ["python"]
+        assert hook["language"] == "python" and hook["types"] == ["file"]
+        pattern = re.compile(str(hook["files"]))
+        for taken in ("a/model.py", "nb/explore.ipynb", "requirements-dev.txt", "pyproject.toml", "docker/Dockerfile"):
+            assert pattern.search(taken), taken
+        for skipped in ("README.md", "notes.txt", "data.json"):
+            assert not pattern.search(skipped), skipped
         assert str(hook["entry"]).split()[0] == "migrate"
 
 
