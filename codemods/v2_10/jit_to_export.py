@@ -289,8 +289,8 @@ SCRIPT_METHOD = "torch.jit.script_method"
 TORCHSCRIPT_DECORATORS = frozenset({"torch.jit.ignore", "torch.jit.unused", "torch.jit.export"})
 
 ROUTE = (
-    "the route is torch.export.export(model, args, dynamic_shapes=...) + torch.export.save, then AOTInductor "
-    "(torch._inductor.aoti_compile_and_package) or ExecuTorch for deployment"
+    "route: torch.export.export(model, args, dynamic_shapes=...) + torch.export.save, then AOTInductor "
+    "(torch._inductor.aoti_compile_and_package) or ExecuTorch to deploy"
 )
 
 # trace(func, example_inputs, optimize, check_trace, check_inputs, check_tolerance, strict, ...) on torch 2.13.0
@@ -524,6 +524,10 @@ class JitToExport(PassTransformer):
             return (0, 0)
         return (end.line, end.column)
 
+    def _callee(self, call: cst.Call) -> str | None:
+        """The qualified name of what ``call`` calls, for a name or attribute chain only (not ``f(a)(b)``'s outer call)."""
+        return self.qualname(call.func) if isinstance(call.func, cst.Name | cst.Attribute) else None
+
     def _line(self, node: cst.CSTNode) -> int:
         return self._start(node)[0]
 
@@ -569,7 +573,7 @@ class JitToExport(PassTransformer):
         if isinstance(expr, cst.Dict | cst.DictComp):
             return "single"  # jit.trace wraps a dict like a tensor
         if isinstance(expr, cst.Call):
-            if self.qualname(expr.func) in TENSOR_FACTORIES:
+            if self._callee(expr) in TENSOR_FACTORIES:
                 return "single"
             func = expr.func
             if isinstance(func, cst.Attribute) and func.attr.value in TENSOR_METHODS and depth < 4:
@@ -653,7 +657,7 @@ class JitToExport(PassTransformer):
         if isinstance(parent, cst.Arg):
             call = self._parent(parent)
             if isinstance(call, cst.Call):
-                if self.qualname(call.func) == SAVE and parent.value is name:
+                if self._callee(call) == SAVE and parent.value is name:
                     bound, _ = _bind(call, ("m", "f", "_extra_files"))
                     if bound.get("m") is parent:
                         return ("save", call, "")
@@ -684,14 +688,14 @@ class JitToExport(PassTransformer):
             return
         for other in assignments:
             if other is not mine and self._start(other.node) > after:
-                chain.problem = f"{chain.label} is assigned again on line {self._line(other.node)}"
+                chain.problem = self._by_hand(chain, f"assigned again on line {self._line(other.node)}")
                 return
         for access in sorted(mine.references, key=lambda a: self._start(a.node)):
             node = access.node
             if access.scope is scope and self._start(node) <= after:
                 continue  # an earlier value of the same name (``model = trace(model, x)``)
             if not isinstance(node, cst.Name):
-                chain.problem = chain.problem or f"{chain.label} is used as `{_short(node)}` (line {self._line(node)})"
+                chain.problem = chain.problem or self._by_hand(chain, f"used as `{_short(node)}` (line {self._line(node)})")
                 continue
             kind, call, what = self._use(node)
             if kind == "call" and call is not None:
@@ -699,10 +703,18 @@ class JitToExport(PassTransformer):
             elif kind == "save" and call is not None:
                 chain.saves.append(call)
             elif chain.problem is None:
-                chain.problem = (
-                    f"{chain.label} is used as {what} (line {self._line(node)}), where an ExportedProgram or its "
-                    "module may not behave like TorchScript; migrate this by hand"
-                )
+                chain.problem = self._by_hand(chain, f"used as {what} (line {self._line(node)})")
+
+    def _by_hand(self, chain: _Chain, what: str) -> str:
+        subject = "the result" if chain.label.startswith("the ") else chain.label
+        if chain.kind == "trace":
+            how = (
+                "ep = torch.export.export(model, args) is an ExportedProgram, not a ScriptModule: call ep.module()(x), "
+                "save with torch.export.save(ep, path)"
+            )
+        else:
+            how = "torch.compile(obj) returns a callable that only stands in for calls, not for TorchScript APIs"
+        return f"{subject} is {what}, which this pass cannot follow; migrate it by hand ({how})"
 
     def _result_uses(self, chain: _Chain, call: cst.Call) -> None:
         """Where the result of a trace/script ``call`` goes: bound to a name, called, saved right away, or lost."""
@@ -714,14 +726,14 @@ class JitToExport(PassTransformer):
                 chain.label = f"`{target.value}`"
                 self._bound_uses(chain, target, target.value, self._end(parent))
                 return
-            chain.problem = "the result is unpacked or stored in an attribute, where this pass cannot follow it"
+            chain.problem = self._by_hand(chain, "unpacked or stored in an attribute")
             return
         if isinstance(parent, cst.Call) and parent.func is call:
             chain.inline_module = True
             return
         if isinstance(parent, cst.Arg):
             outer = self._parent(parent)
-            if isinstance(outer, cst.Call) and self.qualname(outer.func) == SAVE:
+            if isinstance(outer, cst.Call) and self._callee(outer) == SAVE:
                 bound, _ = _bind(outer, ("m", "f", "_extra_files"))
                 if bound.get("m") is parent:
                     chain.saves.append(outer)
@@ -731,8 +743,15 @@ class JitToExport(PassTransformer):
             if isinstance(grand, cst.Call) and grand.func is parent:
                 chain.saves.append(grand)
                 return
-        what = "returned" if isinstance(parent, cst.Return) else f"used in `{_short(parent or call)}`"
-        chain.problem = f"the result is {what}, where this pass cannot follow it"
+        if isinstance(parent, cst.Return):
+            what = "returned"
+        elif isinstance(parent, cst.Arg) and isinstance(self._parent(parent), cst.Call):
+            outer = self._parent(parent)
+            assert isinstance(outer, cst.Call)
+            what = f"passed to `{_short(outer.func)}(...)`"
+        else:
+            what = "stored in a container or expression"
+        chain.problem = self._by_hand(chain, what)
 
     # --- one trace / script -------------------------------------------------------------------------------
 
@@ -820,7 +839,7 @@ class JitToExport(PassTransformer):
         scripts = False
         script_module_classes: set[cst.ClassDef] = set()
         for call in found.calls:
-            name = self.qualname(call.func)
+            name = self._callee(call)
             if name == TRACE:
                 chains.append(self._trace_chain(call))
             elif name == SCRIPT:
@@ -866,7 +885,7 @@ class JitToExport(PassTransformer):
                     "torch.export.export(model, example_args) and torch.export.save instead; " + ROUTE
                 )
             if chain.kind == "script" and chain.problem is not None:
-                keeps_scripting.append((chain.node, f"{chain.label} (line {self._line(chain.node)})"))
+                keeps_scripting.append((chain.node, f"{chain.label} on line {self._line(chain.node)}"))
         if keeps_scripting:
             _, what = keeps_scripting[0]
             for chain in chains:
@@ -921,7 +940,7 @@ class JitToExport(PassTransformer):
         torchscript_keys: dict[str, int] = {}  # path key → line of a save that stays TorchScript
 
         def save_path(save: cst.Call) -> cst.BaseExpression | None:
-            is_method = isinstance(save.func, cst.Attribute) and self.qualname(save.func) != SAVE
+            is_method = isinstance(save.func, cst.Attribute) and self._callee(save) != SAVE
             bound, unbound = _bind(save, ("f",) if is_method else ("m", "f", "_extra_files"))
             if unbound or set(bound) - {"m", "f", "_extra_files"}:
                 return None
@@ -930,7 +949,7 @@ class JitToExport(PassTransformer):
 
         loads: list[_Load] = []
         for call in calls:
-            name = self.qualname(call.func)
+            name = self._callee(call)
             if name == SAVE and call not in claimed:
                 f = save_path(call)
                 key = None if f is None else _path_key(f)
@@ -983,10 +1002,11 @@ class JitToExport(PassTransformer):
                 else:
                     for key in keys:
                         export_keys.setdefault(key, self._line(chain.node))
+        traced_keys = {k for c in chains if c.kind == "trace" for k in map(_path_key, filter(None, map(save_path, c.saves)))}
         for load in loads:
             if load.key in export_keys and load.key not in torchscript_keys and load.problem is None:
                 self.loads.add(load.call)
-            elif load.key in export_keys and load.problem is not None:
+            elif load.key in traced_keys and load.problem is not None:
                 self.finding(load.call, f"torch.jit.load not migrated: {load.problem}")
             else:
                 self.finding(
@@ -1153,7 +1173,7 @@ class JitToExport(PassTransformer):
         return call.with_changes(func=self._torch_ref("torch.compile", original.func), args=fix_commas([obj]))
 
     def _rewrite_save(self, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
-        if self.qualname(original.func) == SAVE:
+        if self._callee(original) == SAVE:
             bound, _ = _bind(call, ("m", "f", "_extra_files"))
             program = _positional_arg(bound["m"])
             func = self.ref("torch.export.save", like=original.func)
