@@ -20,18 +20,22 @@
   `torch.zeros(...)`, ...), a name with one visible assignment of such a value, or a parameter annotated
   `torch.Tensor` / `tuple[...]`. Otherwise the pass does not guess: a finding says how to write the call.
 
-Findings (no edit) name the route — `torch.export.export(..., dynamic_shapes=...)` + `torch.export.save`, then
-AOTInductor (`torch._inductor.aoti_compile_and_package`) or ExecuTorch for deployment — for:
-a traced/scripted result used in ways the pass cannot follow (returned, passed on, `.graph`, reassigned), a scripted
-object that is saved, `torch.jit.ScriptModule` subclasses (one finding per class, covering its
-`@torch.jit.script_method`s), `@torch.jit.ignore` / `unused` / `export` in a file that also scripts (one finding per
-class or function), data-dependent control flow (an `if`/`while` on a tensor argument) in the `forward` of a traced
-model defined in the same file, tracing a plain function (`torch.export` takes only an `nn.Module`), and
-`torch.jit.load` of archives the file does not write with torch.export. Harmless helpers such as
-`torch.jit.is_scripting()`, `torch.jit.is_tracing()`, `torch.jit.annotate` or `isinstance(m, torch.jit.ScriptModule)`
-get no finding. A file that keeps TorchScript scripting (a `ScriptModule` subclass or a script that is saved) keeps
-all its scripting: its other `torch.jit.script` uses get a finding instead of `torch.compile`, since the TorchScript
-code may call them.
+Findings instead of edits (where TorchScript stays, the finding names the route:
+`torch.export.export(..., dynamic_shapes=...)` + `torch.export.save`, then AOTInductor or ExecuTorch to deploy):
+- a traced or scripted result used in ways the pass cannot follow: returned, passed on, `.graph`, reassigned;
+- a scripted object that is saved (`torch.jit.script` has no example inputs to export with);
+- a `torch.jit.ScriptModule` subclass: one finding per class, covering its `@torch.jit.script_method`s;
+- `@torch.jit.ignore` / `unused` / `export` in a file that also scripts (one finding per class or function); in a
+  file that does not script they get no finding (they matter only if another file scripts that class);
+- an `if`/`while` on the data of a tensor argument in the `forward` of a traced model defined in the same file
+  (tracing recorded one branch; export rejects it): use `torch.cond`;
+- tracing a plain function or lambda (`torch.export` takes only an `nn.Module`);
+- a `torch.jit.load` of an archive the file does not write with torch.export.
+
+Harmless helpers — `torch.jit.is_scripting()`, `torch.jit.is_tracing()`, `torch.jit.annotate`,
+`isinstance(m, torch.jit.ScriptModule)` — get no finding. A file that keeps TorchScript scripting (a `ScriptModule`
+subclass or a scripted object that is saved) keeps all of it: its other `torch.jit.script` uses get a finding rather
+than `torch.compile`, because the remaining TorchScript code may call them.
 
 ## Why
 PyTorch 2.10 deprecated the user-facing `torch.jit` API (pytorch/pytorch#167669): TorchScript is not guaranteed to
@@ -66,9 +70,9 @@ from torchmigrate.transform import (
 )
 
 REVIEW_NOTE = """\
-- Static shapes: `torch.export.export` specializes the program to the example's shapes (like tracing did, but it
-  checks): calling it with another batch size raises "Guard failed: x.size()[0] == 2". Mark the dimensions that vary,
-  e.g. `torch.export.export(model, (x,), dynamic_shapes=({0: torch.export.Dim.AUTO},))`.
+- Static shapes: `torch.export.export` specializes the program to the example's shapes. A traced module often
+  accepted another batch size; the exported one raises "Guard failed: x.size()[0] == 2". Mark the dimensions that
+  vary, e.g. `torch.export.export(model, (x,), dynamic_shapes=({0: torch.export.Dim.AUTO},))`.
 - An `ExportedProgram` is not callable: call `ep.module()(x)`. The module it returns cannot switch modes:
   `.module().train()` and `.module().eval()` raise NotImplementedError — export the model in the mode you need.
 - `torch.export.export` takes only an `nn.Module`: wrap a traced function in a small module.
