@@ -399,3 +399,30 @@ def test_example_project_diff_shows_the_torchscript_file() -> None:
     assert "+    return torch.export.load(path).module()" in diff
     assert "+@torch.compile" in diff
     assert b"jit-to-export" not in proc.stderr  # the example migrates without findings
+
+
+def test_multi_line_calls_keep_comments_and_layout() -> None:
+    code = changed(
+        """
+        import torch
+        example = torch.randn(1, 3)
+        traced = torch.jit.trace(
+            model,  # the model
+            example,  # one tensor
+            check_trace=False,
+        )
+        traced(example)
+        """
+    )
+    assert code.endswith(
+        "traced = torch.export.export(\n"
+        "    model,  # the model\n"
+        "    (example,),  # one tensor\n"
+        ").module()\n"
+        "traced(example)\n"
+    )
+
+
+def test_annotated_assignment_is_a_finding() -> None:
+    messages = unchanged("import torch\nt: torch.jit.ScriptModule = torch.jit.trace(m, (x,))\n", findings=1)
+    assert "type annotation" in messages[0]

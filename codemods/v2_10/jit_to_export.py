@@ -377,6 +377,27 @@ def _keyword_arg(a: cst.Arg, name: str) -> cst.Arg:
     )
 
 
+def _finish_args(call: cst.Call, args: list[cst.Arg]) -> list[cst.Arg]:
+    """Re-punctuate ``args``; when the old last argument was dropped, the new last one takes its (multi-line) comma."""
+    args = fix_commas(args)
+    if not call.args or not args or args[-1] is call.args[-1]:
+        return args
+    old = call.args[-1].comma
+    new = args[-1].comma
+    if isinstance(old, cst.Comma) and isinstance(old.whitespace_after, cst.ParenthesizedWhitespace):
+        if isinstance(new, cst.Comma) and isinstance(new.whitespace_after, cst.ParenthesizedWhitespace):
+            # keep this argument's own comment, but close the call where the old last argument closed it
+            closing = new.whitespace_after.with_changes(
+                indent=old.whitespace_after.indent, last_line=old.whitespace_after.last_line
+            )
+            args[-1] = args[-1].with_changes(comma=new.with_changes(whitespace_after=closing))
+        else:
+            args[-1] = args[-1].with_changes(comma=old)
+    elif isinstance(new, cst.Comma):
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return args
+
+
 def _one_tuple(value: cst.BaseExpression) -> cst.Tuple:
     return cst.Tuple([cst.Element(value, comma=cst.Comma())])
 
@@ -691,9 +712,8 @@ class JitToExport(PassTransformer):
             chain.problem = f"{chain.label} cannot be followed"
             return
         for other in assignments:
-            if other is not mine and self._start(other.node) > after:
+            if other is not mine and self._start(other.node) > after and chain.problem is None:
                 chain.problem = self._by_hand(chain, f"assigned again on line {self._line(other.node)}")
-                return
         for access in sorted(mine.references, key=lambda a: self._start(a.node)):
             node = access.node
             if access.scope is scope and self._start(node) <= after:
@@ -749,6 +769,8 @@ class JitToExport(PassTransformer):
                 return
         if isinstance(parent, cst.Return):
             what = "returned"
+        elif isinstance(parent, cst.AnnAssign):
+            what = "assigned with a type annotation"
         elif isinstance(parent, cst.Arg) and isinstance(self._parent(parent), cst.Call):
             outer = self._parent(parent)
             assert isinstance(outer, cst.Call)
@@ -1134,7 +1156,7 @@ class JitToExport(PassTransformer):
             model = model.with_changes(value=value.value)
         args = [model]
         if chain.inputs == "none":
-            args.append(cst.Arg(cst.Tuple([])))
+            args.append(cst.Arg(cst.Tuple([]), comma=model.comma))
         else:
             inputs = _positional_arg(bound["example_inputs"])
             value = inputs.value
@@ -1151,7 +1173,7 @@ class JitToExport(PassTransformer):
         if "example_kwarg_inputs" in bound:
             args.append(_keyword_arg(bound["example_kwarg_inputs"], "kwargs"))
         exported: cst.BaseExpression = call.with_changes(
-            func=self.ref("torch.export.export", like=original.func), args=fix_commas(args)
+            func=self.ref("torch.export.export", like=original.func), args=_finish_args(call, args)
         )
         message = "torch.jit.trace → torch.export.export"
         if not chain.keep_program:
@@ -1174,7 +1196,7 @@ class JitToExport(PassTransformer):
             message += f"; dropped {', '.join(chain.dropped)}"
         self.edited(original, message)
         self.drop_imports_of(original.func)
-        return call.with_changes(func=self._torch_ref("torch.compile", original.func), args=fix_commas([obj]))
+        return call.with_changes(func=self._torch_ref("torch.compile", original.func), args=_finish_args(call, [obj]))
 
     def _rewrite_save(self, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
         if self._callee(original) == SAVE:
@@ -1191,7 +1213,7 @@ class JitToExport(PassTransformer):
         if "_extra_files" in bound:
             args.append(_keyword_arg(bound["_extra_files"], "extra_files"))
         self.edited(original, "torch.jit.save → torch.export.save (an ExportedProgram archive)")
-        return call.with_changes(func=func, args=fix_commas(args))
+        return call.with_changes(func=func, args=_finish_args(call, args))
 
     def _rewrite_load(self, original: cst.Call, call: cst.Call) -> cst.BaseExpression:
         bound, _ = _bind(call, ("f", "map_location", "_extra_files"))
@@ -1200,5 +1222,6 @@ class JitToExport(PassTransformer):
             args.append(_keyword_arg(bound["_extra_files"], "extra_files"))
         self.edited(original, "torch.jit.load → torch.export.load(...).module() (pairs with a rewritten save)")
         self.drop_imports_of(original.func)
-        return _module_call(call.with_changes(func=self.ref("torch.export.load", like=original.func), args=fix_commas(args)))
+        loaded = call.with_changes(func=self.ref("torch.export.load", like=original.func), args=_finish_args(call, args))
+        return _module_call(loaded)
 
