@@ -687,15 +687,18 @@ class JitToExport(PassTransformer):
                     if bound.get("m") is parent:
                         return ("save", call, "")
                 return ("other", None, f"passed to `{_short(call.func)}(...)`")
+            return ("other", None, "passed on")
         if isinstance(parent, cst.Attribute) and parent.value is name:
             grand = self._parent(parent)
             if parent.attr.value == "save" and isinstance(grand, cst.Call) and grand.func is parent:
                 return ("save", grand, "")
-            return ("other", None, f"`{name.value}.{parent.attr.value}`")
+            return ("other", None, f"used as `{name.value}.{parent.attr.value}`")
         if isinstance(parent, cst.Return):
             return ("other", None, "returned")
+        if isinstance(parent, cst.Element | cst.DictElement):
+            return ("other", None, "put in a container")
         where = parent if parent is not None else name
-        return ("other", None, f"`{_short(where)}`")
+        return ("other", None, f"used in `{_short(where)}`")
 
     def _bound_uses(self, chain: _Chain, target: cst.CSTNode, name: str, after: tuple[int, int]) -> None:
         """Fill ``chain.calls``/``saves`` from the accesses of ``name`` bound at ``target``, or set a problem."""
@@ -727,7 +730,7 @@ class JitToExport(PassTransformer):
             elif kind == "save" and call is not None:
                 chain.saves.append(call)
             elif chain.problem is None:
-                chain.problem = self._by_hand(chain, f"used as {what} (line {self._line(node)})")
+                chain.problem = self._by_hand(chain, f"{what} (line {self._line(node)})")
 
     def _by_hand(self, chain: _Chain, what: str) -> str:
         subject = "the result" if chain.label.startswith("the ") else chain.label
@@ -912,14 +915,19 @@ class JitToExport(PassTransformer):
                 )
             if chain.kind == "script" and chain.problem is not None:
                 keeps_scripting.append((chain.node, f"{chain.label} on line {self._line(chain.node)}"))
-        if keeps_scripting:
+        held = [c for c in chains if c.kind == "script" and c.problem is None] if keeps_scripting else []
+        held.sort(key=lambda c: self._start(c.node))
+        for chain in held:
+            chain.problem = ""  # one finding for all of them, below: not one per function
+        if held:
             _, what = keeps_scripting[0]
-            for chain in chains:
-                if chain.kind == "script" and chain.problem is None:
-                    chain.problem = (
-                        f"this file keeps TorchScript ({what}), which may call {chain.label}: migrate the "
-                        "scripting in this file together, then use torch.compile"
-                    )
+            names = ", ".join(f"{c.label} (line {self._line(c.node)})" for c in held[:5])
+            more = f" and {len(held) - 5} more" if len(held) > 5 else ""
+            self.finding(
+                held[0].node,
+                f"torch.jit.script not migrated here: this file keeps TorchScript ({what}), which may call the "
+                f"scripted {names}{more}; migrate the scripting in this file together, then use torch.compile",
+            )
         self._decorator_findings(ts_decorators, scripts, script_module_classes)
         self._pair_saves_and_loads(chains, found.calls)
         for chain in chains:
