@@ -266,14 +266,17 @@ PASS = Pass(
             ),
         ),
         Example(
-            title="look-alikes: a method named trace, a user function named script, module.script()",
+            title="look-alikes: self.trace(...), user functions named trace and script, module.script()",
             before=(
+                "import torch\n\n\n"
+                "def trace(m, x):\n"
+                "    return m\n\n\n"
                 "def script(f):\n"
                 "    return f\n\n\n"
                 "class Tracer:\n"
                 "    def run(self, m, x):\n"
                 "        jit = self.trace(m, x)\n"
-                "        return script(jit), module.script()\n"
+                "        return script(jit), trace(m, x), module.script(), torch.jit.is_scripting()\n"
             ),
         ),
         Example(
@@ -774,6 +777,8 @@ class JitToExport(PassTransformer):
             what = "returned"
         elif isinstance(parent, cst.AnnAssign):
             what = "assigned with a type annotation"
+        elif isinstance(parent, cst.Attribute) and parent.value is call:
+            what = f"used as `.{parent.attr.value}`"
         elif isinstance(parent, cst.Arg) and isinstance(self._parent(parent), cst.Call):
             outer = self._parent(parent)
             assert isinstance(outer, cst.Call)
