@@ -426,3 +426,39 @@ def test_multi_line_calls_keep_comments_and_layout() -> None:
 def test_annotated_assignment_is_a_finding() -> None:
     messages = unchanged("import torch\nt: torch.jit.ScriptModule = torch.jit.trace(m, (x,))\n", findings=1)
     assert "type annotation" in messages[0]
+
+
+def test_script_module_hierarchy_is_one_finding_per_root_class() -> None:
+    messages = unchanged(
+        """
+        import torch
+        class Base(torch.jit.ScriptModule):
+            @torch.jit.script_method
+            def forward(self, x):
+                return x
+        class Child(Base):
+            @torch.jit.script_method
+            def forward(self, x):
+                return x + 1
+        """,
+        findings=1,
+    )
+    assert "`Base` subclasses torch.jit.ScriptModule" in messages[0]
+
+
+def test_script_methods_of_an_invisible_script_module_are_one_finding_per_class() -> None:
+    messages = unchanged(
+        """
+        import torch
+        from lib import Base
+        class A(Base):
+            @torch.jit.script_method
+            def f(self, x):
+                return x
+            @torch.jit.script_method
+            def g(self, x):
+                return x
+        """,
+        findings=1,
+    )
+    assert "@torch.jit.script_method in `A`" in messages[0] and "ExecuTorch" in messages[0]

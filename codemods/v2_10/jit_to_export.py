@@ -291,7 +291,7 @@ TRACE = "torch.jit.trace"
 SCRIPT = "torch.jit.script"
 SAVE = "torch.jit.save"
 LOAD = "torch.jit.load"
-SCRIPT_MODULE = "torch.jit.ScriptModule"
+SCRIPT_MODULES = frozenset({"torch.jit.ScriptModule", "torch.jit._script.ScriptModule"})
 SCRIPT_METHOD = "torch.jit.script_method"
 TORCHSCRIPT_DECORATORS = frozenset({"torch.jit.ignore", "torch.jit.unused", "torch.jit.export"})
 
@@ -879,8 +879,12 @@ class JitToExport(PassTransformer):
             elif name == SCRIPT:
                 scripts = True
                 chains.append(self._script_chain(call))
-        for cls in found.classes:
-            if any(self.qualname(base.value) == SCRIPT_MODULE for base in cls.bases):
+        for cls in found.classes:  # in file order, so a local base class is seen before its subclasses
+            bases = [base.value for base in cls.bases]
+            local = [self._referent(b) for b in bases if isinstance(b, cst.Name)]
+            if any(base in script_module_classes for base in local):
+                script_module_classes.add(cls)  # covered by its base class's finding
+            elif any(self.qualname(b) in SCRIPT_MODULES for b in bases):
                 scripts = True
                 script_module_classes.add(cls)
                 keeps_scripting.append((cls, f"the ScriptModule `{cls.name.value}`"))
@@ -890,6 +894,7 @@ class JitToExport(PassTransformer):
                     "(drop @torch.jit.script_method), then torch.compile it or export it; " + ROUTE,
                 )
         ts_decorators: list[tuple[cst.Decorator, cst.FunctionDef | cst.ClassDef]] = []
+        script_methods_reported: set[cst.CSTNode] = set()
         for decorator, owner in found.decorators:
             expr = decorator.decorator
             name = self.qualname(expr.func if isinstance(expr, cst.Call) else expr)
@@ -905,8 +910,16 @@ class JitToExport(PassTransformer):
                 else:
                     chains.append(self._decorator_chain(decorator, owner))
             elif name == SCRIPT_METHOD:
-                if self._enclosing_class(owner) not in script_module_classes:
-                    self.finding(decorator, "@torch.jit.script_method outside a ScriptModule subclass: " + ROUTE)
+                holder = self._enclosing_class(owner)
+                if holder not in script_module_classes and (holder or owner) not in script_methods_reported:
+                    script_methods_reported.add(holder or owner)
+                    scripts = True
+                    where = f"`{(holder or owner).name.value}`"
+                    self.finding(
+                        decorator,
+                        f"@torch.jit.script_method in {where}, a TorchScript module (its ScriptModule base is not "
+                        "visible here): make it a torch.nn.Module, then torch.compile it or export it; " + ROUTE,
+                    )
             elif name in TORCHSCRIPT_DECORATORS:
                 ts_decorators.append((decorator, owner))
         for chain in chains:
