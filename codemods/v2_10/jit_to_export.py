@@ -420,7 +420,6 @@ class _Chain:
     calls: list[cst.Call] = field(default_factory=list)  # calls of the bound name
     saves: list[cst.Call] = field(default_factory=list)  # torch.jit.save(name, p) / name.save(p)
     problem: str | None = None  # why it is not migrated (a finding); "" when suppressed by a comment
-    inline_module: bool = False  # trace result used right away as a callable: ``trace(m, x)(y)``
     from_forward: bool = False  # trace(model.forward, x): export the module itself
     inputs: str = ""  # "tuple" | "list" | "single" | "iterable" | "none"
     dropped: list[str] = field(default_factory=list)
@@ -759,8 +758,7 @@ class JitToExport(PassTransformer):
             chain.problem = self._by_hand(chain, "unpacked or stored in an attribute")
             return
         if isinstance(parent, cst.Call) and parent.func is call:
-            chain.inline_module = True
-            return
+            return  # called right away: ``trace(m, x)(y)`` → ``export(m, (x,)).module()(y)``
         if isinstance(parent, cst.Arg):
             outer = self._parent(parent)
             if isinstance(outer, cst.Call) and self._callee(outer) == SAVE:
