@@ -371,7 +371,7 @@ def test_explain_reads_well() -> None:
     text = render_explain(get_pass("jit-to-export"))
     for needle in (
         "jit-to-export: torch.jit.trace/save/load → torch.export",
-        "release: 2.10    safety: review",
+        "release: 2.10    kind: deprecation    safety: review",
         "## What it does",
         "## Why",
         "## Fix safety",

@@ -59,7 +59,7 @@ from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import Assignment, ParentNodeProvider, PositionProvider, ScopeProvider
 from libcst.metadata.scope_provider import ClassScope
 
-from torchmigrate.passes import REVIEW, Example, Pass
+from torchmigrate.passes import DEPRECATION, REVIEW, Example, Pass
 from torchmigrate.transform import (
     PassTransformer,
     build_dotted,
@@ -87,6 +87,7 @@ REVIEW_NOTE = """\
 PASS = Pass(
     id="jit-to-export",
     release="2.10",
+    kind=DEPRECATION,  # still present (with a DeprecationWarning) in 2.13: also runs for projects already on 2.10+
     safety=REVIEW,
     title="torch.jit.trace/save/load → torch.export; torch.jit.script → torch.compile",
     evidence="PyTorch 2.10 release notes, jit deprecations (pytorch/pytorch#167669)",
