@@ -24,6 +24,9 @@ _counter = itertools.count()
 class Ran:
     namespace: dict[str, Any]
     deprecations: list[str] = field(default_factory=list)
+    # Every DeprecationWarning/FutureWarning, whatever file it names: torch attributes some of its own deprecations
+    # (``torch.jit.trace``, ``torch.jit.save``) to its internal files, so ``deprecations`` alone would miss them.
+    all_deprecations: list[str] = field(default_factory=list)
 
 
 def run_code(code: str, filename: str = SNIPPET, **globals_: Any) -> Ran:
@@ -39,12 +42,9 @@ def run_code(code: str, filename: str = SNIPPET, **globals_: Any) -> Ran:
             exec(compile(code, filename, "exec"), namespace)  # noqa: S102 - test code we wrote ourselves
     finally:
         del sys.modules[name]
-    deprecations = [
-        f"{w.category.__name__}: {w.message}"
-        for w in caught
-        if issubclass(w.category, (DeprecationWarning, FutureWarning)) and w.filename == filename
-    ]
-    return Ran(namespace, deprecations)
+    every = [w for w in caught if issubclass(w.category, (DeprecationWarning, FutureWarning))]
+    deprecations = [f"{w.category.__name__}: {w.message}" for w in every if w.filename == filename]
+    return Ran(namespace, deprecations, [f"{w.category.__name__}: {w.message}" for w in every])
 
 
 def torch_or_skip() -> Any:

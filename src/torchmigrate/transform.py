@@ -521,8 +521,8 @@ class PassTransformer(ContextAwareTransformer):
     # -- call rewriting --
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         rewriters = self.pass_.call_rewriters
-        if not rewriters:
-            return updated_node
+        if not rewriters or not isinstance(original_node.func, cst.Name | cst.Attribute):
+            return updated_node  # libcst names ``f(a)(b)``'s outer call after ``f`` too: only real callees match
         name = self.qualname(original_node.func)
         rewrite = rewriters.get(name) if name else None
         if rewrite is None or not self.allowed(original_node):
