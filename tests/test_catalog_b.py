@@ -46,6 +46,7 @@ def test_every_catalog_b_row_is_listed_up_to_2_12() -> None:
 
 # --- engine: references to class members and module aliases ---------------------------------------------------
 
+
 def test_module_part_stops_at_the_class() -> None:
     assert module_part("torch.utils.dlpack.DLDeviceType") == "torch.utils.dlpack"
     assert module_part("torch.fx.experimental.symbolic_shapes") == "torch.fx.experimental.symbolic_shapes"
@@ -112,6 +113,7 @@ def test_example_project_still_migrates_as_intended() -> None:
 
 # --- guards, suppressions, prefilter ---------------------------------------------------------------------------
 
+
 def test_version_guarded_legacy_branches_are_left_alone() -> None:
     code = textwrap.dedent(
         """
@@ -148,6 +150,7 @@ def test_linalg_prefilter_skips_builtin_range_and_common_words() -> None:
 
 
 # --- edge cases of individual passes ---------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("code", "pass_id", "findings"),

@@ -86,9 +86,7 @@ def test_cli_select_and_ignore_replace_the_configs(project: Path, monkeypatch: p
     assert code == 1  # the command line's --ignore replaces the file's
 
 
-def test_exclude_patterns_are_relative_to_the_config_and_drop_named_files(
-    project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_exclude_patterns_are_relative_to_the_config_and_drop_named_files(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # pre-commit names files one by one: an excluded file named directly is still skipped (ruff's force-exclude).
     proc = run("--check", "vendored/lib.py", "src/pkg/model.py", cwd=project)
     assert proc.returncode == 1

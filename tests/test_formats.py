@@ -71,7 +71,7 @@ def apply_by_lines(text: str, replacements: list[dict[str, Any]]) -> str:
     def offset(line: int, col: int) -> int:
         return starts[line - 1] + col - 1
 
-    for r in sorted(replacements, key=lambda r: (r["deletedRegion"]["startLine"]), reverse=True):
+    for r in sorted(replacements, key=lambda r: r["deletedRegion"]["startLine"], reverse=True):
         region = r["deletedRegion"]
         start = offset(region["startLine"], region["startColumn"])
         end = offset(region["endLine"], region["endColumn"])
@@ -159,8 +159,9 @@ def test_github_annotations_are_escaped(project: Path) -> None:
     assert proc.returncode == 1
     lines = proc.stdout.decode().splitlines()
     assert all(line.startswith("::warning file=pkg/") for line in lines), lines
-    assert "::warning file=pkg/a%2Cb%3Ac%25.py,line=2,col=6,title=torchmigrate export-for-inference (needs a manual change)::" in (
-        "\n".join(lines)
+    assert (
+        "::warning file=pkg/a%2Cb%3Ac%25.py,line=2,col=6,title=torchmigrate export-for-inference (needs a manual change)::"
+        in ("\n".join(lines))
     )
     expected = [e for e in migrate_source(LEGACY, to="2.12").edits if e.pass_id == "export-for-training"]
     assert sum("title=torchmigrate export-for-training (would change)" in line for line in lines) == 2 * len(expected)

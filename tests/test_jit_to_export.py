@@ -358,8 +358,7 @@ def test_call_of_a_call_is_not_the_callee(tmp_path: Path) -> None:
     code = "from torch.export import export_for_inference as efi\nout = efi(m, (x,))(y)\n"
     result = migrate_source(code, to="2.8")
     assert result.code == (
-        "from torch.export import export_for_training\n"
-        "out = export_for_training(m, (x,), strict=True).run_decompositions()(y)\n"
+        "from torch.export import export_for_training\nout = export_for_training(m, (x,), strict=True).run_decompositions()(y)\n"
     )
     assert len(result.edits) == 1
 
@@ -415,11 +414,7 @@ def test_multi_line_calls_keep_comments_and_layout() -> None:
         """
     )
     assert code.endswith(
-        "traced = torch.export.export(\n"
-        "    model,  # the model\n"
-        "    (example,),  # one tensor\n"
-        ").module()\n"
-        "traced(example)\n"
+        "traced = torch.export.export(\n    model,  # the model\n    (example,),  # one tensor\n).module()\ntraced(example)\n"
     )
 
 

@@ -100,15 +100,51 @@ def _linalg_inputs() -> dict[str, Any]:
 
 def test_linalg_deprecated_before_warns_after_is_identical() -> None:
     migrated = migrate(LINALG_DEPRECATED, "linalg-deprecated", "2.12")
-    for old in ("torch.cholesky(", "torch.qr(", "torch.lu(", "torch.lu_solve(", "torch.triangular_solve(",
-                "torch.chain_matmul(", "torch.ger(", "torch.range("):
+    for old in (
+        "torch.cholesky(",
+        "torch.qr(",
+        "torch.lu(",
+        "torch.lu_solve(",
+        "torch.triangular_solve(",
+        "torch.chain_matmul(",
+        "torch.ger(",
+        "torch.range(",
+    ):
         assert old not in migrated, old
     before, before_warnings = deprecation_warnings(LINALG_DEPRECATED, **_linalg_inputs())
     after, after_warnings = deprecation_warnings(migrated, **_linalg_inputs())
     assert len(before_warnings) >= 7  # cholesky, qr, lu, lu_solve, triangular_solve, chain_matmul, range
     assert after_warnings == []
-    for name in ("U", "L", "Lb", "Q", "R", "Qc", "Rc", "Qv", "Rv", "LU", "piv", "LUs", "pivs", "LU2", "piv2", "info",
-                 "X", "T1", "T2", "T3", "T4", "T5", "P", "O", "r1", "r2", "r3", "r4"):
+    for name in (
+        "U",
+        "L",
+        "Lb",
+        "Q",
+        "R",
+        "Qc",
+        "Rc",
+        "Qv",
+        "Rv",
+        "LU",
+        "piv",
+        "LUs",
+        "pivs",
+        "LU2",
+        "piv2",
+        "info",
+        "X",
+        "T1",
+        "T2",
+        "T3",
+        "T4",
+        "T5",
+        "P",
+        "O",
+        "r1",
+        "r2",
+        "r3",
+        "r4",
+    ):
         old, new = before[name], after[name]
         assert old.dtype == new.dtype and old.shape == new.shape, name
         assert torch.equal(old, new), name
@@ -163,6 +199,7 @@ def test_linalg_removed_before_fails_after_matches_the_old_definitions() -> None
 
 # --- dlpack-names, pin-memory-device -----------------------------------------------------------------------------
 
+
 def test_dlpack_names() -> None:
     legacy = "from torch.utils.dlpack import DLDeviceType\n\nd1 = DLDeviceType.kDLGPU\nd2 = DLDeviceType.kDLCPUPinned\n"
     with pytest.raises(AttributeError, match="kDLGPU"):
@@ -205,7 +242,10 @@ expected = model(x)
 
 
 def test_capture_pre_autograd_graph() -> None:
-    legacy = MODEL + "from torch._export import capture_pre_autograd_graph\ngm = capture_pre_autograd_graph(model, (x,))\nout = gm(x)\n"
+    legacy = (
+        MODEL
+        + "from torch._export import capture_pre_autograd_graph\ngm = capture_pre_autograd_graph(model, (x,))\nout = gm(x)\n"
+    )
     with pytest.raises(ImportError, match="capture_pre_autograd_graph"):
         run_code(legacy)
     migrated = migrate(legacy, "capture-pre-autograd", "2.12")
@@ -224,6 +264,7 @@ def test_export_strict_default_keeps_strict_tracing() -> None:
 
 
 # --- fx internals -----------------------------------------------------------------------------------------------
+
 
 def test_fx_definitely() -> None:
     legacy = (
@@ -272,6 +313,7 @@ def test_check_is_size() -> None:
 
 
 # --- findings whose premise is checked on torch ------------------------------------------------------------------
+
 
 def test_notimplemented_premise() -> None:
     """2.13 raises NotImplementedError for an unsupported dtype, and it is a RuntimeError subclass."""

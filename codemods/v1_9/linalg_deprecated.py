@@ -70,20 +70,22 @@ PASS = Pass(
     ),
     # short names (lu, qr, ger, range) only as attribute calls or imports: plain "range" would match every file
     triggers=("cholesky", "lu_solve", "triangular_solve", "chain_matmul")
-    + tuple(form.format(n) for n in ("lu", "qr", "ger", "range") for form in (".{}(", "import {}", " {},", " {}\n", " {})", "({},")),
+    + tuple(
+        form.format(n) for n in ("lu", "qr", "ger", "range") for form in (".{}(", "import {}", " {},", " {}\n", " {})", "({},")
+    ),
     examples=[
         Example(
             title="cholesky (upper) and qr (complete)",
             before="import torch\n\nU = torch.cholesky(A, upper=True)\nL = torch.cholesky(A)\nQ, R = torch.qr(A, some=False)\n",
             after=(
                 "import torch\n\nU = torch.linalg.cholesky(A, upper=True)\nL = torch.linalg.cholesky(A)\n"
-                "Q, R = torch.linalg.qr(A, \"complete\")\n"
+                'Q, R = torch.linalg.qr(A, "complete")\n'
             ),
         ),
         Example(
             title="qr with a variable flag; import torch as th",
             before="import torch as th\n\nq, r = th.qr(A, reduced)\n",
-            after="import torch as th\n\nq, r = th.linalg.qr(A, \"reduced\" if reduced else \"complete\")\n",
+            after='import torch as th\n\nq, r = th.linalg.qr(A, "reduced" if reduced else "complete")\n',
         ),
         Example(
             title="lu and lu_solve (arguments reversed)",
@@ -181,16 +183,16 @@ def lu(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         return None
     get_infos = literal_bool(infos, False)
     if get_infos is None:
-        ctx.finding("torch.lu(A, get_infos=<expression>): use torch.linalg.lu_factor_ex(A) and keep [:2] when infos are not wanted")
+        ctx.finding(
+            "torch.lu(A, get_infos=<expression>): use torch.linalg.lu_factor_ex(A) and keep [:2] when infos are not wanted"
+        )
         return None
     args = [pos(a.value)]
     if pivot is not None:
         args.append(kw("pivot", pivot.value))
     new: cst.BaseExpression = call_with(ctx.ref("torch.linalg.lu_factor_ex"), args)
     if not get_infos:
-        new = cst.Subscript(
-            value=new, slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=cst.Integer("2")))]
-        )
+        new = cst.Subscript(value=new, slice=[cst.SubscriptElement(cst.Slice(lower=None, upper=cst.Integer("2")))])
     ctx.message = "torch.lu → torch.linalg.lu_factor_ex (exact, does not raise on singular input)"
     return new
 
@@ -212,7 +214,9 @@ def lu_solve(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
 def chain_matmul(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     matrices = [a for a in call.args if a.keyword is None]
     if len(matrices) < 2 or any(a.star for a in call.args):
-        ctx.finding("torch.chain_matmul with fewer than two (or starred) matrices: torch.linalg.multi_dot(list) needs two or more")
+        ctx.finding(
+            "torch.chain_matmul with fewer than two (or starred) matrices: torch.linalg.multi_dot(list) needs two or more"
+        )
         return None
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     elements = [cst.Element(a.value, comma=comma) for a in matrices]
@@ -250,7 +254,13 @@ def range_(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     start, end, step = argument(call, 0, "start"), argument(call, 1, "end"), argument(call, 2, "step")
     bounds = [start, end] + ([step] if step is not None else [])
     values = [_int_literal(a.value) if a is not None else None for a in bounds]
-    if start is None or end is None or has_star_args(call) or any(v is None for v in values) or (step is not None and values[2] == 0):
+    if (
+        start is None
+        or end is None
+        or has_star_args(call)
+        or any(v is None for v in values)
+        or (step is not None and values[2] == 0)
+    ):
         ctx.finding(
             "torch.range includes its end: rewrite as torch.arange(start, end + step, step) only if that is exact for "
             "your values (floating-point steps may add an element), and note torch.range returns the default float dtype"
@@ -273,13 +283,18 @@ def _solve_triangular(t: FirstOutputTransformer, original: cst.Call, call: cst.C
     b, a = argument(call, 0, "input"), argument(call, 1, "A")
     upper, transpose, unit = argument(call, 2, "upper"), argument(call, 3, "transpose"), argument(call, 4, "unitriangular")
     if b is None or a is None or has_star_args(call) or kwarg(call, "out") is not None:
-        t.finding(original, "torch.triangular_solve(...): use torch.linalg.solve_triangular(A, B, upper=...) (arguments reversed)")
+        t.finding(
+            original, "torch.triangular_solve(...): use torch.linalg.solve_triangular(A, B, upper=...) (arguments reversed)"
+        )
         return None
     upper_value: cst.BaseExpression = upper.value if upper is not None else cst.Name("True")
     matrix = a.value
     transposed = literal_bool(transpose, False)
     if transposed is None:
-        t.finding(original, "torch.triangular_solve(..., transpose=<expression>): use solve_triangular(A.mT if t else A, B, upper=(not upper) if t else upper)")
+        t.finding(
+            original,
+            "torch.triangular_solve(..., transpose=<expression>): use solve_triangular(A.mT if t else A, B, upper=(not upper) if t else upper)",
+        )
         return None
     if transposed:
         matrix = cst.Attribute(value=parenthesized(matrix), attr=cst.Name("mT"))

@@ -71,12 +71,8 @@ PASS = Pass(
     examples=[
         Example(
             title="solve: only the solution is used",
-            before=(
-                "import torch\n\nX = torch.solve(B, A).solution\nY, _ = torch.solve(B, A)\nZ = torch.solve(b, M)[0]\n"
-            ),
-            after=(
-                "import torch\n\nX = torch.linalg.solve(A, B)\nY = torch.linalg.solve(A, B)\nZ = torch.linalg.solve(M, b)\n"
-            ),
+            before=("import torch\n\nX = torch.solve(B, A).solution\nY, _ = torch.solve(B, A)\nZ = torch.solve(b, M)[0]\n"),
+            after=("import torch\n\nX = torch.linalg.solve(A, B)\nY = torch.linalg.solve(A, B)\nZ = torch.linalg.solve(M, b)\n"),
         ),
         Example(
             title="solve whose LU factor is used: finding",
@@ -90,8 +86,8 @@ PASS = Pass(
                 "l, _ = th.symeig(A, upper=False)\nm, W = th.symeig(A, True, up)\n"
             ),
             after=(
-                "import torch as th\n\ne = th.linalg.eigvalsh(A, UPLO=\"U\")\nw, V = th.linalg.eigh(A, UPLO=\"U\")\n"
-                "l = th.linalg.eigvalsh(A)\nm, W = th.linalg.eigh(A, UPLO=\"U\" if up else \"L\")\n"
+                'import torch as th\n\ne = th.linalg.eigvalsh(A, UPLO="U")\nw, V = th.linalg.eigh(A, UPLO="U")\n'
+                'l = th.linalg.eigvalsh(A)\nm, W = th.linalg.eigh(A, UPLO="U" if up else "L")\n'
             ),
         ),
         Example(

@@ -97,11 +97,7 @@ PASS = Pass(
         Example(
             title="traced module that is only called",
             before=(
-                "import torch\n\n"
-                "model = Net().eval()\n"
-                "x = torch.randn(2, 4)\n"
-                "traced = torch.jit.trace(model, x)\n"
-                "y = traced(x)\n"
+                "import torch\n\nmodel = Net().eval()\nx = torch.randn(2, 4)\ntraced = torch.jit.trace(model, x)\ny = traced(x)\n"
             ),
             after=(
                 "import torch\n\n"
@@ -1064,8 +1060,7 @@ class JitToExport(PassTransformer):
                     load.call,
                     "torch.jit.load reads a TorchScript archive that this file does not write with torch.export, and "
                     "torch.export.load cannot read it: re-export the model from its Python code "
-                    "(torch.export.export + torch.export.save) and load that with torch.export.load(path).module(); "
-                    + ROUTE,
+                    "(torch.export.export + torch.export.save) and load that with torch.export.load(path).module(); " + ROUTE,
                 )
 
     def _load(self, call: cst.Call) -> _Load:
@@ -1249,4 +1244,3 @@ class JitToExport(PassTransformer):
         self.drop_imports_of(original.func)
         loaded = call.with_changes(func=self.ref("torch.export.load", like=original.func), args=_finish_args(call, args))
         return _module_call(loaded)
-

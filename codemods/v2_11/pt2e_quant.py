@@ -39,10 +39,19 @@ NEW_PT2E = "torchao.quantization.pt2e"
 RENAMES = {
     "torch.ao.quantization.quantize_pt2e": f"{NEW_PT2E}.quantize_pt2e",
     "torch.ao.quantization.quantizer": f"{NEW_PT2E}.quantizer",
-    **{f"{OLD_PT2E}.{name}": f"{NEW_PT2E}.{name}" for name in (
-        "export_utils", "graph_utils", "lowering", "prepare", "qat_utils", "utils", "_numeric_debugger",
-        "_affine_quantization",
-    )},
+    **{
+        f"{OLD_PT2E}.{name}": f"{NEW_PT2E}.{name}"
+        for name in (
+            "export_utils",
+            "graph_utils",
+            "lowering",
+            "prepare",
+            "qat_utils",
+            "utils",
+            "_numeric_debugger",
+            "_affine_quantization",
+        )
+    },
     f"{OLD_PT2E}.port_metadata_pass": f"{NEW_PT2E}.quantizer.port_metadata_pass",
     f"{OLD_PT2E}.duplicate_dq_pass": f"{NEW_PT2E}.quantizer.duplicate_dq_pass",
     f"{OLD_PT2E}.representation.rewrite": f"{NEW_PT2E}.reference_representation_rewrite",

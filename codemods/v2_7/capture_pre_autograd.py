@@ -46,10 +46,9 @@ PASS = Pass(
         Example(
             title="full path, kwargs and dynamic_shapes",
             before=(
-                "import torch\n\n"
-                "gm = torch._export.capture_pre_autograd_graph(model, (x,), {\"mask\": m}, dynamic_shapes=shapes)\n"
+                'import torch\n\ngm = torch._export.capture_pre_autograd_graph(model, (x,), {"mask": m}, dynamic_shapes=shapes)\n'
             ),
-            after="import torch\n\ngm = torch.export.export(model, (x,), {\"mask\": m}, dynamic_shapes=shapes).module()\n",
+            after='import torch\n\ngm = torch.export.export(model, (x,), {"mask": m}, dynamic_shapes=shapes).module()\n',
         ),
         Example(
             title="positional dynamic_shapes becomes a keyword; alias without `import torch`",

@@ -35,14 +35,8 @@ PASS = Pass(
     examples=[
         Example(
             title="from-imported enum",
-            before=(
-                "from torch.utils.dlpack import DLDeviceType\n\n"
-                "d1 = DLDeviceType.kDLGPU\nd2 = DLDeviceType.kDLCPUPinned\n"
-            ),
-            after=(
-                "from torch.utils.dlpack import DLDeviceType\n\n"
-                "d1 = DLDeviceType.kDLCUDA\nd2 = DLDeviceType.kDLCUDAHost\n"
-            ),
+            before=("from torch.utils.dlpack import DLDeviceType\n\nd1 = DLDeviceType.kDLGPU\nd2 = DLDeviceType.kDLCPUPinned\n"),
+            after=("from torch.utils.dlpack import DLDeviceType\n\nd1 = DLDeviceType.kDLCUDA\nd2 = DLDeviceType.kDLCUDAHost\n"),
         ),
         Example(
             title="full path and import torch as th",

@@ -56,8 +56,7 @@ PASS = Pass(
         Example(
             title="an nn module from a from-import, handler in a tuple",
             before=(
-                "from torch import nn\n\ntry:\n    y = nn.Hardshrink()(x)\nexcept (NotImplementedError, TypeError):\n"
-                "    y = x\n"
+                "from torch import nn\n\ntry:\n    y = nn.Hardshrink()(x)\nexcept (NotImplementedError, TypeError):\n    y = x\n"
             ),
             findings=1,
         ),

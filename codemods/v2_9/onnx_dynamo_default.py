@@ -59,12 +59,11 @@ PASS = Pass(
         Example(
             title="dynamic_axes is a TorchScript-exporter option: keep that exporter",
             before=(
-                "import torch\n\n"
-                "torch.onnx.export(model, (x,), \"m.onnx\", input_names=[\"x\"], dynamic_axes={\"x\": {0: \"batch\"}})\n"
+                'import torch\n\ntorch.onnx.export(model, (x,), "m.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}})\n'
             ),
             after=(
                 "import torch\n\n"
-                "torch.onnx.export(model, (x,), \"m.onnx\", input_names=[\"x\"], dynamic_axes={\"x\": {0: \"batch\"}}, dynamo=False)\n"
+                'torch.onnx.export(model, (x,), "m.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}}, dynamo=False)\n'
             ),
         ),
         Example(
@@ -80,19 +79,18 @@ PASS = Pass(
         ),
         Example(
             title="a plain call changes exporter: finding",
-            before="import torch\n\ntorch.onnx.export(model, (x,), \"m.onnx\", opset_version=17)\n",
+            before='import torch\n\ntorch.onnx.export(model, (x,), "m.onnx", opset_version=17)\n',
             findings=1,
         ),
         Example(
             title="an explicit choice is kept",
-            before="import torch\n\ntorch.onnx.export(model, (x,), \"m.onnx\", dynamic_axes=axes, dynamo=False)\n",
+            before='import torch\n\ntorch.onnx.export(model, (x,), "m.onnx", dynamic_axes=axes, dynamo=False)\n',
         ),
         Example(
             title="dynamo_export with positional and keyword inputs",
-            before="import torch\n\nprog = torch.onnx.dynamo_export(model, x, y, mask=m)\nprog.save(\"m.onnx\")\n",
+            before='import torch\n\nprog = torch.onnx.dynamo_export(model, x, y, mask=m)\nprog.save("m.onnx")\n',
             after=(
-                "import torch\n\n"
-                "prog = torch.onnx.export(model, (x, y), kwargs={\"mask\": m}, dynamo=True)\nprog.save(\"m.onnx\")\n"
+                'import torch\n\nprog = torch.onnx.export(model, (x, y), kwargs={"mask": m}, dynamo=True)\nprog.save("m.onnx")\n'
             ),
         ),
         Example(

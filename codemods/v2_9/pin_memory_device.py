@@ -35,7 +35,7 @@ PASS = Pass(
         Example(
             before=(
                 "import torch\n\n"
-                "loader = torch.utils.data.DataLoader(ds, batch_size=8, pin_memory=True, pin_memory_device=\"cuda\")\n"
+                'loader = torch.utils.data.DataLoader(ds, batch_size=8, pin_memory=True, pin_memory_device="cuda")\n'
             ),
             after="import torch\n\nloader = torch.utils.data.DataLoader(ds, batch_size=8, pin_memory=True)\n",
         ),
@@ -52,12 +52,12 @@ PASS = Pass(
         ),
         Example(
             title="alias",
-            before="from torch.utils.data import DataLoader as DL\n\nloader = DL(ds, pin_memory_device=\"cuda:0\")\n",
+            before='from torch.utils.data import DataLoader as DL\n\nloader = DL(ds, pin_memory_device="cuda:0")\n',
             after="from torch.utils.data import DataLoader as DL\n\nloader = DL(ds)\n",
         ),
         Example(
             title="another library's DataLoader keeps its argument",
-            before="from mylib import DataLoader\n\nloader = DataLoader(ds, pin_memory_device=\"cuda\")\n",
+            before='from mylib import DataLoader\n\nloader = DataLoader(ds, pin_memory_device="cuda")\n',
         ),
     ],
 )

@@ -102,7 +102,7 @@ def _version(where: str, key: str, value: object) -> str:
     if isinstance(value, float):
         raise ConfigError(f'{where}: `{key}` must be a string such as "{value}" (a TOML number reads 2.10 as 2.1)')
     if not isinstance(value, str):
-        raise ConfigError(f"{where}: `{key}` must be a string such as \"2.12\", got {_shown(value)}")
+        raise ConfigError(f'{where}: `{key}` must be a string such as "2.12", got {_shown(value)}')
     try:
         parse_version(value)
     except VersionError as exc:
@@ -246,9 +246,7 @@ def _relative(path: Path, base: Path) -> str | None:
         return None
 
 
-def plan(
-    paths: Sequence[Path], overrides: Overrides, config_file: Path | None = None, isolated: bool = False
-) -> list[RootPlan]:
+def plan(paths: Sequence[Path], overrides: Overrides, config_file: Path | None = None, isolated: bool = False) -> list[RootPlan]:
     """Resolve the configuration and options for each PATH. Raises ``ConfigError``, ``VersionError`` or
     ``ValueError`` (each a one-line reason) before anything is read or written."""
     explicit = load_config(config_file) if config_file is not None and not isolated else None

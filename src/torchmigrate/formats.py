@@ -211,9 +211,7 @@ def hunks(old: str, new: str) -> list[Hunk]:
     """The line ranges that differ between ``old`` and ``new``."""
     old_lines, new_lines = _lines(old), _lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    return [
-        Hunk(i1, i2, "".join(new_lines[j1:j2])) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
-    ]
+    return [Hunk(i1, i2, "".join(new_lines[j1:j2])) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
 def _assign(edits: Sequence[Edit], found: Sequence[Hunk]) -> dict[int, list[Hunk]]:
@@ -232,9 +230,7 @@ def _assign(edits: Sequence[Edit], found: Sequence[Hunk]) -> dict[int, list[Hunk
 def _fix(path: str, old_lines: Sequence[str], found: Sequence[Hunk], description: str) -> dict[str, Any]:
     return {
         "description": {"text": description},
-        "artifactChanges": [
-            {"artifactLocation": _artifact(path), "replacements": [h.replacement(old_lines) for h in found]}
-        ],
+        "artifactChanges": [{"artifactLocation": _artifact(path), "replacements": [h.replacement(old_lines) for h in found]}],
     }
 
 
@@ -299,9 +295,7 @@ def render_sarif(run: RunInfo) -> str:
                 },
                 "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri() + "/"}},
                 "columnKind": "unicodeCodePoints",
-                "invocations": [
-                    {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}
-                ],
+                "invocations": [{"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}],
                 "results": results,
             }
         ],
@@ -339,7 +333,5 @@ def render_github(run: RunInfo) -> str:
             lines.append(_command("warning", edit.message, file=result.path, line=edit.line, col=edit.col, title=title))
         for finding in sorted(result.findings):
             title = f"torchmigrate {finding.pass_id} (needs a manual change)"
-            lines.append(
-                _command("warning", finding.message, file=result.path, line=finding.line, col=finding.col, title=title)
-            )
+            lines.append(_command("warning", finding.message, file=result.path, line=finding.line, col=finding.col, title=title))
     return "".join(line + "\n" for line in lines)

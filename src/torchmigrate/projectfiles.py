@@ -403,7 +403,7 @@ TORCH_PIN_PASS = Pass(
         "`torch==2.7.*` → `torch==2.12.*`; a local version (`+cu128`) is kept (see `cuda-wheels`). torchvision and\n"
         "torchaudio requirements move to the release built for the target (torch 2.x ↔ torchvision 0.(x+15), so 2.12 ↔\n"
         "0.27). A requirement whose lower bound is above the target is never lowered. Poetry constraints\n"
-        "(`torch = \"~2.7\"` → `\"~2.12\"`) move the same way. Reported, not edited: `--hash` values of a moved pin (they\n"
+        '(`torch = "~2.7"` → `"~2.12"`) move the same way. Reported, not edited: `--hash` values of a moved pin (they\n'
         "must be regenerated) and direct wheel links (`torch @ …/torch-2.7.1-cp311-….whl`).\n\n"
         "## Why\n"
         "Migrated code needs the release it was migrated to; a pin that excludes it would install the old torch.\n"

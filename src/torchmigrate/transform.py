@@ -256,8 +256,7 @@ def skips_file(text: str) -> bool:
         return False
     try:
         return any(
-            t.type == tokenize.COMMENT and SKIP_FILE.match(t.string)
-            for t in tokenize.generate_tokens(io.StringIO(text).readline)
+            t.type == tokenize.COMMENT and SKIP_FILE.match(t.string) for t in tokenize.generate_tokens(io.StringIO(text).readline)
         )
     except (tokenize.TokenError, SyntaxError, ValueError):
         return True
@@ -829,9 +828,7 @@ class RemoveImports(RemoveImportsVisitor):
         super().__init__(context)
         self.protected = frozenset(protected)
 
-    def leave_Import(
-        self, original_node: cst.Import, updated_node: cst.Import
-    ) -> cst.Import | cst.RemovalSentinel:
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import | cst.RemovalSentinel:
         if self.protected and _code(original_node) in self.protected:
             return updated_node
         return super().leave_Import(original_node, updated_node)
