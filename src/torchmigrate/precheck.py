@@ -1,0 +1,242 @@
+"""The cheap look before libcst: which passes can act on a file at all, decided with the stdlib ``ast`` only.
+
+libcst parsing costs ~10× ``ast.parse`` and its scope metadata ~65×, while most files of a big tree need nothing. So a
+file goes through three gates, each cheaper than the next is expensive:
+
+1. **Trigger regex** over the raw bytes (one combined pattern of every selected pass's trigger words, built as a trie).
+2. **ast precheck** (:func:`relevant_passes`): one ``ast.parse`` and one walk collect what the code really uses —
+   identifiers, attribute chains, import paths, and import-based qualified names — leaving comments and docstrings
+   behind. A pass stays in play only if
+   - it rewrites by qualified name only (declarative ``renames`` and ``rewrites_calls``, no custom transformer), and the
+     file references one of those names through an import (an over-approximation of libcst's
+     ``QualifiedNameProvider``: every import anywhere in the file counts, whatever its scope); or
+   - it has a custom transformer, and one of its trigger words occurs in code (not in a comment or docstring; other
+     string literals count, since a transformer may read them). A transformer class may narrow this by declaring
+     ``QUALNAMES = frozenset({...})``: the qualified names it acts on, matched like the declarative passes.
+3. **libcst** parse and metadata, only for files with at least one pass in play, and only for the passes in play.
+
+It never skips a file a pass would change: a file ``ast`` cannot parse, or a pass whose trigger words are not plain
+dotted identifiers, is passed on to libcst as before; ``tests/test_precheck.py`` runs every pass's examples through it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torchmigrate.passes import Pass
+
+__all__ = ["Scan", "pass_targets", "relevant_passes", "trie_pattern", "bytes_trigger_regex"]
+
+_DOTTED_WORD = re.compile(r"[\w.]+")
+
+
+def trie_pattern(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` factored into a trie (``ab|ac`` → ``a(?:b|c)``): far faster than a flat list."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in set(words):
+        if not word:
+            continue
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    if not trie:
+        return "(?!)"  # no words: match nothing
+
+    def build(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        ends = "" in node
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:  # a word ends here and longer ones continue: any match will do for a prefilter
+            return f"(?:{body})?"
+        return body
+
+    return build(trie)
+
+
+@lru_cache(maxsize=256)
+def _bytes_regex(words: tuple[str, ...]) -> re.Pattern[bytes]:
+    return re.compile(trie_pattern(words).encode("utf-8"))
+
+
+def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
+    """The combined trigger regex over raw bytes (exact for UTF-8 and the ASCII-compatible encodings)."""
+    return _bytes_regex(tuple(sorted({w for p in passes for w in p.triggers})))
+
+
+class Scan:
+    """What one parsed file uses, collected in one walk of its ``ast``."""
+
+    __slots__ = ("words", "strings", "qualnames")
+
+    def __init__(self, tree: ast.AST) -> None:
+        words: set[str] = set()  # identifiers, attribute chains and import paths as written
+        strings: list[str] = []  # string literals that are not bare expression statements (docstrings)
+        chains: set[str] = set()  # dotted chains rooted at a Name: ``th.export.export_for_training``
+        bindings: dict[str, set[str]] = {}  # local name → qualified names imports bind it to
+        paths: set[str] = set()  # dotted names in import statements
+        stars: set[str] = set()  # modules star-imported
+        bare: set[int] = set()
+        for node in ast.walk(tree):
+            kind = type(node)
+            if kind is ast.Name:
+                words.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                parts = [node.attr]  # type: ignore[attr-defined]
+                value = node.value  # type: ignore[attr-defined]
+                while type(value) is ast.Attribute:
+                    parts.append(value.attr)
+                    value = value.value
+                if type(value) is ast.Name:
+                    parts.append(value.id)
+                    chain = ".".join(reversed(parts))
+                    chains.add(chain)
+                else:
+                    chain = ".".join(reversed(parts))
+                words.add(chain)
+            elif kind is ast.Constant:
+                if type(node.value) is str and id(node) not in bare:  # type: ignore[attr-defined]
+                    strings.append(node.value)  # type: ignore[attr-defined]
+            elif kind is ast.Expr:
+                if type(node.value) is ast.Constant:  # type: ignore[attr-defined]
+                    bare.add(id(node.value))  # type: ignore[attr-defined]
+            elif kind is ast.Import:
+                for alias in node.names:  # type: ignore[attr-defined]
+                    paths.add(alias.name)
+                    words.add(alias.name)
+                    if alias.asname:
+                        words.add(alias.asname)
+                        bindings.setdefault(alias.asname, set()).add(alias.name)
+                    else:
+                        root = alias.name.split(".")[0]
+                        bindings.setdefault(root, set()).add(root)
+            elif kind is ast.ImportFrom:
+                module = node.module or ""  # type: ignore[attr-defined]
+                words.add(module)
+                absolute = node.level == 0 and bool(module)  # type: ignore[attr-defined]
+                if absolute:
+                    paths.add(module)
+                for alias in node.names:  # type: ignore[attr-defined]
+                    words.add(alias.name)
+                    if alias.asname:
+                        words.add(alias.asname)
+                    if not absolute:
+                        continue
+                    if alias.name == "*":
+                        stars.add(module)
+                        continue
+                    full = f"{module}.{alias.name}"
+                    paths.add(full)
+                    bindings.setdefault(alias.asname or alias.name, set()).add(full)
+            elif kind is ast.keyword:
+                if node.arg:  # type: ignore[attr-defined]
+                    words.add(node.arg)  # type: ignore[attr-defined]
+            elif kind in _NAMED:
+                name = getattr(node, "name", None)
+                if isinstance(name, str):
+                    words.add(name)
+                for extra in getattr(node, "names", ()) or ():
+                    if isinstance(extra, str):
+                        words.add(extra)
+            elif kind is ast.arg:
+                words.add(node.arg)  # type: ignore[attr-defined]
+
+        qualnames = set(paths)
+        for chain in (*chains, *(w for w in words if w.isidentifier())):
+            root, dot, rest = chain.partition(".")
+            for bound in bindings.get(root, ()):
+                qualnames.add(bound + dot + rest)
+            for module in stars:
+                qualnames.add(f"{module}.{chain}")
+        self.words = words
+        self.strings = strings
+        self.qualnames = qualnames
+
+
+_NAMED = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Global,
+    ast.Nonlocal,
+    ast.MatchAs,
+    ast.MatchStar,
+    ast.ExceptHandler,
+    ast.alias,
+)
+
+
+def scan(text: str) -> Scan | None:
+    """The :class:`Scan` of ``text``, or ``None`` when ``ast`` cannot parse it (libcst then decides)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return Scan(tree)
+
+
+def pass_targets(pass_: Pass) -> frozenset[str] | None:
+    """The qualified names a pass can act on, or ``None`` when it cannot say (a custom transformer without QUALNAMES)."""
+    declared = getattr(pass_.transformer, "QUALNAMES", None) if pass_.transformer is not None else None
+    if pass_.transformer is not None and declared is None:
+        return None
+    return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(declared or ())
+
+
+def _references(scanned: Scan, targets: frozenset[str]) -> bool:
+    for name in scanned.qualnames:
+        if name in targets:
+            return True
+        index = name.find(".")
+        while index != -1:  # a prefix target covers its submodules: ``torch.distributed._tensor`` → ``….DTensor``
+            if name[:index] in targets:
+                return True
+            index = name.find(".", index + 1)
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _word_regex(triggers: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not all(_DOTTED_WORD.fullmatch(t) for t in triggers):
+        return None  # a trigger that is not a dotted identifier cannot be checked against the ast's words
+    return re.compile(trie_pattern(triggers))
+
+
+def relevant_passes(text: str, passes: Sequence[Pass]) -> list[Pass]:
+    """The subset of ``passes`` (order kept) that may edit ``text`` or report a finding on it.
+
+    Callers run the trigger regex first; this costs one ``ast.parse`` and one walk.
+    """
+    scanned = scan(text)
+    if scanned is None:
+        return list(passes)
+    code_words: str | None = None
+    all_words: str | None = None
+    out = []
+    for pass_ in passes:
+        targets = pass_targets(pass_)
+        if targets is not None:
+            if _references(scanned, targets):
+                out.append(pass_)
+            continue
+        regex = _word_regex(pass_.triggers)
+        if regex is None:
+            out.append(pass_)
+            continue
+        if code_words is None:
+            code_words = "\n".join(scanned.words)
+            all_words = code_words + "\n" + "\n".join(scanned.strings)
+        assert all_words is not None
+        if regex.search(all_words):
+            out.append(pass_)
+    return out
