@@ -97,9 +97,10 @@ class PoolExecutor:
 
     def result(self, handle: Any) -> list[FileResult]:
         if isinstance(handle, tuple) and handle[0] == "held":
-            if self._held is handle[1]:
+            batch: list[WorkItem] = handle[1]
+            if self._held is batch:
                 self._held = None
-                return migrate_batch(handle[1])  # still alone: run it here
+                return migrate_batch(batch)  # still alone: run it here
             assert self._held_future is not None
             return self._held_future.result()
         future: Future[list[FileResult]] = handle
