@@ -95,3 +95,23 @@ def test_trie_pattern_matches_like_a_plain_alternation() -> None:
         trie = re.compile(trie_pattern(words))
         assert bool(plain.search(text)) == bool(trie.search(text)), (words, text)
     assert re.compile(trie_pattern([])).search(string.printable) is None
+
+
+STATEMENT_SHAPES = [
+    "import torch\n\n@torch.export.export_for_training\ndef f():\n    pass\n",
+    "import torch\n\nclass A:\n    def f(self):\n        for x in y:\n            with z:\n                ep = torch.export.export_for_training(\n                    m,\n                )\n",
+    "import torch as th\n\ntry:\n    pass\nexcept th.export.export_for_training:\n    pass\nfinally:\n    x = 1\n",
+    "import torch\n\nmatch x:\n    case {'k': v} if torch.export.export_for_training(v):\n        pass\n",
+    "import torch\n\nx = (1,\n     torch.export.\n     export_for_training)\n",
+    "def f():\n    import torch.export as te\n    return lambda: te.export_for_training\n",
+    "import torch\n\nif torch.export.export_for_training:\n    pass\nelif y:\n    pass\nelse:\n    ep = torch.export.export_for_training(m, (x,))\n",
+    "import torch\n# export_for_training\nx = torch.export.export(m)\n",
+]
+
+
+@pytest.mark.parametrize("code", STATEMENT_SHAPES)
+def test_statement_level_scan_agrees_with_the_full_walk(code: str) -> None:
+    passes = list(all_passes())
+    assert relevant_passes(code, passes) == relevant_passes(code, passes, full=True)
+    expected = [] if code.startswith("import torch\n# export") else [_renames_pass()]
+    assert relevant_passes(code, [_renames_pass()]) == expected

@@ -171,12 +171,35 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
         if AddImportsVisitor.CONTEXT_KEY in context.scratch:
             new_module = AddImports(context, sink.protected).transform_module(new_module)
-        if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
+        if RemoveImportsVisitor.CONTEXT_KEY in context.scratch and not _still_used(context, new_module):
             new_module = RemoveImports(context, sink.protected).transform_module(new_module)
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]
     return module, sink
+
+
+def _still_used(context: CodemodContext, module: cst.Module) -> bool:
+    """True when every import scheduled for removal is plainly still used, so libcst's costly removal pass can be skipped.
+
+    ``RemoveImportsVisitor`` (a scope analysis of its own) removes a scheduled import only when nothing uses it any more.
+    Most rewrites keep using the import (``torch.x.old`` → ``torch.x.new``): when each scheduled binding is a simple
+    name that the new code still loads (stdlib ``ast``), the import stays whatever libcst would decide, so we skip it.
+    Anything else (a dotted ``import a.b``, a name no longer loaded) goes through libcst as before.
+    """
+    scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY) or []
+    names = set()
+    for module_name, obj, asname in scheduled:
+        bound = asname or obj or module_name
+        if "." in bound:
+            return False
+        names.add(bound)
+    try:
+        tree = ast.parse(module.code)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return names <= loaded
 
 
 def _one_line(exc: BaseException) -> str:

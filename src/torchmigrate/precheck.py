@@ -24,7 +24,8 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from collections.abc import Iterable, Sequence
+from bisect import bisect_left
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -63,6 +64,11 @@ def trie_pattern(words: Iterable[str]) -> str:
 
 
 @lru_cache(maxsize=256)
+def _text_regex(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(trie_pattern(words))
+
+
+@lru_cache(maxsize=256)
 def _bytes_regex(words: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(trie_pattern(words).encode("utf-8"))
 
@@ -72,12 +78,57 @@ def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
     return _bytes_regex(tuple(sorted({w for p in passes for w in p.triggers})))
 
 
+_BODIES = ("body", "orelse", "finalbody", "handlers")
+
+
+def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
+    """Every node of ``tree`` (``lines=None``), or only the import statements and the statements that span one of
+    ``lines`` (sorted) — the lines where a trigger word occurs. The statement level is cheap to walk; expressions are
+    walked only in those statements, so a big file with one trigger word costs little more than its parse."""
+    if lines is None:
+        yield from ast.walk(tree)
+        return
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Import or kind is ast.ImportFrom:
+            yield node
+            continue
+        if kind is ast.match_case:
+            yield from ast.walk(node.pattern)  # type: ignore[attr-defined]
+            if node.guard is not None:  # type: ignore[attr-defined]
+                yield from ast.walk(node.guard)  # type: ignore[attr-defined]
+            stack.extend(reversed(node.body))  # type: ignore[attr-defined]
+            continue
+        start = node.lineno  # type: ignore[attr-defined]
+        for decorator in getattr(node, "decorator_list", ()):
+            start = min(start, decorator.lineno)
+        end = node.end_lineno or start  # type: ignore[attr-defined]
+        index = bisect_left(lines, start)
+        hit = index < len(lines) and lines[index] <= end
+        compound = any(getattr(node, name, None) for name in (*_BODIES, "cases"))
+        if not compound:
+            if hit:
+                yield from ast.walk(node)
+            continue
+        if hit:
+            yield node
+        for name, value in ast.iter_fields(node):
+            if name in _BODIES or name == "cases":
+                stack.extend(reversed(value))
+            elif hit:
+                for child in value if isinstance(value, list) else (value,):
+                    if isinstance(child, ast.AST):
+                        yield from ast.walk(child)
+
+
 class Scan:
-    """What one parsed file uses, collected in one walk of its ``ast``."""
+    """What one parsed file uses, collected in one walk of its ``ast`` (or of the statements that matter)."""
 
     __slots__ = ("words", "strings", "qualnames")
 
-    def __init__(self, tree: ast.AST) -> None:
+    def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
         words: set[str] = set()  # identifiers, attribute chains and import paths as written
         strings: list[str] = []  # string literals that are not bare expression statements (docstrings)
         chains: set[str] = set()  # dotted chains rooted at a Name: ``th.export.export_for_training``
@@ -85,7 +136,7 @@ class Scan:
         paths: set[str] = set()  # dotted names in import statements
         stars: set[str] = set()  # modules star-imported
         bare: set[int] = set()
-        for node in ast.walk(tree):
+        for node in _nodes(tree, lines):
             kind = type(node)
             if kind is ast.Name:
                 words.add(node.id)  # type: ignore[attr-defined]
@@ -174,15 +225,38 @@ _NAMED = (
 )
 
 
-def scan(text: str) -> Scan | None:
-    """The :class:`Scan` of ``text``, or ``None`` when ``ast`` cannot parse it (libcst then decides)."""
+def parse(text: str) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+            return ast.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return Scan(tree)
+
+
+def scan(text: str) -> Scan | None:
+    """The full :class:`Scan` of ``text``, or ``None`` when ``ast`` cannot parse it (libcst then decides)."""
+    tree = parse(text)
+    return None if tree is None else Scan(tree)
+
+
+def trigger_lines(text: str, passes: Sequence[Pass]) -> list[int]:
+    """The (1-based, sorted) lines on which any trigger word of ``passes`` occurs."""
+    lines: list[int] = []
+    line, position = 1, 0
+    for match in _text_regex(tuple(sorted({w for p in passes for w in p.triggers}))).finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _anchored(pass_: Pass, targets: frozenset[str]) -> bool:
+    """Every reference to one of ``targets`` spells a trigger word in the import or at the use: its last component
+    contains one. Then statements without a trigger word cannot hold a reference, and need no walk."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    return all(any(t in target.rpartition(".")[2] for t in plain) for target in targets)
 
 
 def pass_targets(pass_: Pass) -> frozenset[str] | None:
@@ -212,14 +286,20 @@ def _word_regex(triggers: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(trie_pattern(triggers))
 
 
-def relevant_passes(text: str, passes: Sequence[Pass]) -> list[Pass]:
+def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> list[Pass]:
     """The subset of ``passes`` (order kept) that may edit ``text`` or report a finding on it.
 
-    Callers run the trigger regex first; this costs one ``ast.parse`` and one walk.
+    Callers run the trigger regex first; this costs one ``ast.parse`` and a walk of the statements, going into the
+    expressions only of those that hold a trigger word (every statement when a pass's targets are not anchored).
     """
-    scanned = scan(text)
-    if scanned is None:
+    tree = parse(text)
+    if tree is None:
         return list(passes)
+    for pass_ in passes:
+        targets = pass_targets(pass_)
+        if targets is not None and not _anchored(pass_, targets):
+            full = True
+    scanned = Scan(tree, None if full else trigger_lines(text, passes))
     code_words: str | None = None
     all_words: str | None = None
     out = []
