@@ -1,14 +1,13 @@
 """The few git operations a bulk migration needs: find the work tree, check it is clean, branch, commit.
 
-Every call runs ``git`` with hooks switched off (``core.hooksPath`` pointing at an empty folder, ``--no-verify``): a
-repository's hooks are its own code, and torchmigrate never runs user code.
+Every call runs ``git`` with hooks switched off (``core.hooksPath`` pointing at the null device, where no hook can be
+found, and ``--no-verify``): a repository's hooks are its own code, and torchmigrate never runs user code.
 """
 
 from __future__ import annotations
 
 import os
 import subprocess
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -19,7 +18,7 @@ class GitError(Exception):
     """A git command failed; the message is git's own."""
 
 
-_NO_HOOKS = tempfile.mkdtemp(prefix="torchmigrate-nohooks-")
+_NO_HOOKS = os.devnull
 
 
 def git(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -20,7 +20,8 @@ Schema (``schema_version`` 1)::
       "summary": {"repos": 3, "files": 30, "changed": 4, "edits": 6, "findings": 2, "errors": 0}
     }
 
-Positions are 1-based line and column of the original text. The file is written to a temporary name beside the target
+Positions are 1-based lines and columns in the text each pass saw (the original, unless an earlier pass of the
+chain had already rewritten the file). The file is written to a temporary name beside the target
 and renamed into place when the run ends, so a reader never sees half a report.
 """
 
