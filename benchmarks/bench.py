@@ -204,7 +204,7 @@ def lookalike_block(rng: random.Random) -> str:
     return rng.choice(
         [
             '\n\nMIGRATION_NOTE = "replace export_for_training with torch.export.export"\n',
-            "\n\nclass {c}:\n    def export_for_training(self, model):\n        return model\n\n    def load(self, path):\n        return open(path).read()\n".format(c=ident(rng, 2, cls=True)),
+            f"\n\nclass {ident(rng, 2, cls=True)}:\n    def export_for_training(self, model):\n        return model\n\n    def load(self, path):\n        return open(path).read()\n",
             "\n\n# torch.cuda.amp.autocast() is deprecated; we use torch.amp.autocast('cuda') above\n",
         ]
     )
