@@ -126,7 +126,7 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
 class Scan:
     """What one parsed file uses, collected in one walk of its ``ast`` (or of the statements that matter)."""
 
-    __slots__ = ("words", "strings", "qualnames")
+    __slots__ = ("words", "strings", "qualnames", "bound")
 
     def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
         words: set[str] = set()  # identifiers, attribute chains and import paths as written
@@ -210,6 +210,7 @@ class Scan:
         self.words = words
         self.strings = strings
         self.qualnames = qualnames
+        self.bound = {name for names in bindings.values() for name in names} | stars
 
 
 _NAMED = (
@@ -253,10 +254,21 @@ def trigger_lines(text: str, passes: Sequence[Pass]) -> list[int]:
 
 
 def _anchored(pass_: Pass, targets: frozenset[str]) -> bool:
-    """Every reference to one of ``targets`` spells a trigger word in the import or at the use: its last component
-    contains one. Then statements without a trigger word cannot hold a reference, and need no walk."""
+    """Every reference to one of ``targets`` spells a trigger word, in an import or at the use: each target has a
+    component that contains one. Then a reference lies in a statement that holds a trigger word (walked), or goes
+    through an import binding that spells it (see :func:`_binds_a_prefix`): other statements need no walk."""
     plain = [t for t in pass_.triggers if "." not in t]
-    return all(any(t in target.rpartition(".")[2] for t in plain) for target in targets)
+    return all(any(t in part for t in plain for part in target.split(".")) for target in targets)
+
+
+def _binds_a_prefix(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
+    """An import binds a name that spells a trigger word and leads to a target (``from torch.optim import lr_scheduler
+    as S`` for ``torch.optim.lr_scheduler.StepLR``): its uses, in statements not walked, may reference the target."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    for bound in scanned.bound:
+        if any(t in bound for t in plain) and any(target.startswith(bound + ".") for target in targets):
+            return True
+    return False
 
 
 def pass_targets(pass_: Pass) -> frozenset[str] | None:
@@ -292,21 +304,25 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     Callers run the trigger regex first; this costs one ``ast.parse`` and a walk of the statements, going into the
     expressions only of those that hold a trigger word (every statement when a pass's targets are not anchored).
     """
+    passes = [p for p in passes if _text_regex(tuple(sorted(p.triggers))).search(text)]
+    if not passes:
+        return []
     tree = parse(text)
     if tree is None:
-        return list(passes)
+        return passes
     for pass_ in passes:
         targets = pass_targets(pass_)
         if targets is not None and not _anchored(pass_, targets):
             full = True
-    scanned = Scan(tree, None if full else trigger_lines(text, passes))
+    limited = not full
+    scanned = Scan(tree, trigger_lines(text, passes) if limited else None)
     code_words: str | None = None
     all_words: str | None = None
     out = []
     for pass_ in passes:
         targets = pass_targets(pass_)
         if targets is not None:
-            if _references(scanned, targets):
+            if _references(scanned, targets) or (limited and _binds_a_prefix(scanned, pass_, targets)):
                 out.append(pass_)
             continue
         regex = _word_regex(pass_.triggers)
