@@ -120,3 +120,18 @@ def test_statement_level_scan_agrees_with_the_full_walk(code: str) -> None:
     if "export_for_training" in code:
         expected = [] if code.startswith("import torch\n# export") else [_renames_pass()]
         assert relevant_passes(code, [_renames_pass()]) == expected
+
+
+def test_passes_with_non_word_triggers_need_a_match_on_a_line_of_code() -> None:
+    amp = [p for p in all_passes() if p.id == "amp-namespace"]
+    if not amp:
+        pytest.skip("no amp-namespace pass in this tree")
+    docs_only = (
+        '"""Uses torch.cuda.amp.autocast in old releases."""\nimport torch\n\n'
+        "def f(x):\n    # was: from torch.cuda import amp\n    return x\n"
+    )
+    assert relevant_passes(docs_only, amp) == []
+    for code in ["from torch.cuda import amp\n\nwith amp.autocast():\n    pass\n",
+                 "import torch\n\ndef f():\n    with torch.cuda.amp.autocast():\n        pass\n",
+                 "if x: from torch.cuda import amp\n"]:
+        assert relevant_passes(code, amp) == amp, code

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -271,6 +271,55 @@ def _binds_a_prefix(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool
     return False
 
 
+def code_ranges(tree: ast.Module) -> list[tuple[int, int]]:
+    """Sorted (first, last) line ranges that hold code: every statement but a bare string (a docstring), and the header
+    of each compound statement. Lines holding only comments or docstrings fall outside."""
+    ranges: list[tuple[int, int]] = []
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        header: list[ast.AST] = []
+        if isinstance(node, ast.match_case):
+            start = node.pattern.lineno
+            header = [node.pattern] + ([node.guard] if node.guard is not None else [])
+        else:
+            start = node.lineno  # type: ignore[attr-defined]
+            for decorator in getattr(node, "decorator_list", ()):
+                start = min(start, decorator.lineno)
+        body = getattr(node, "body", None)
+        if not isinstance(body, list) or not body:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                continue
+            ranges.append((start, getattr(node, "end_lineno", None) or start))
+            continue
+        end = start
+        for name, value in ast.iter_fields(node):
+            if name in _BODIES or name == "cases":
+                if isinstance(value, list):
+                    stack.extend(value)
+                continue
+            header.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, ast.AST))
+        for part in header:
+            end = max(end, getattr(part, "end_lineno", None) or end)
+        ranges.append((start, end))  # the header up to its last expression (a comment after it is not code)
+    ranges.sort()
+    return ranges
+
+
+def _on_code_line(text: str, regex: re.Pattern[str], ranges: list[tuple[int, int]]) -> bool:
+    starts = [r[0] for r in ranges]
+    line, position = 1, 0
+    for match in regex.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        index = bisect_right(starts, line) - 1
+        for candidate in range(index, max(index - 3, -1), -1):  # disjoint but for one-line `if x: y` (same line)
+            first, last = ranges[candidate]
+            if first <= line <= last:
+                return True
+    return False
+
+
 def pass_targets(pass_: Pass) -> frozenset[str] | None:
     """The qualified names a pass can act on, or ``None`` when it cannot say (a custom transformer without QUALNAMES)."""
     declared = getattr(pass_.transformer, "QUALNAMES", None) if pass_.transformer is not None else None
@@ -318,6 +367,7 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     scanned = Scan(tree, trigger_lines(text, passes) if limited else None)
     code_words: str | None = None
     all_words: str | None = None
+    ranges: list[tuple[int, int]] | None = None
     out = []
     for pass_ in passes:
         targets = pass_targets(pass_)
@@ -326,8 +376,11 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
                 out.append(pass_)
             continue
         regex = _word_regex(pass_.triggers)
-        if regex is None:
-            out.append(pass_)
+        if regex is None:  # triggers that are not words (``import amp``): a match on a line of code will do
+            if ranges is None:
+                ranges = code_ranges(tree)
+            if _on_code_line(text, _text_regex(tuple(sorted(pass_.triggers))), ranges):
+                out.append(pass_)
             continue
         if code_words is None:
             code_words = "\n".join(scanned.words)
