@@ -4,7 +4,7 @@
     python benchmarks/bench.py --files 5000 --jobs 2 --legacy 0.05 --keep /tmp/tree
 
 The tree is generated from templates with random identifiers (deterministic for a seed): model definitions, training
-loops, datasets, utilities, configs and tests of typical size (60–400 lines). A fraction ``--legacy`` of the files uses
+loops (12% of files), checkpoint helpers (12%), datasets, utilities, configs and tests of typical size. A fraction ``--legacy`` of the files uses
 APIs older releases removed or deprecated (``export_for_inference``, ``export_for_training``, ``torch.cuda.amp``,
 ``torch.load`` without ``weights_only``, ``functorch``, ``assert_allclose``, ``torch.distributed._tensor``); a larger
 share mentions such names only in comments, docstrings, strings or look-alike methods. ``migrate`` runs as a real
@@ -147,7 +147,12 @@ def {fn}(x: torch.Tensor, dim: int = -1, eps: float = 1e-6) -> torch.Tensor:
     mean = x.mean(dim=dim, keepdim=True)
     var = x.var(dim=dim, keepdim=True, unbiased=False)
     return (x - mean) / torch.sqrt(var + eps)
+'''
 
+
+def checkpoint_block(rng: random.Random) -> str:
+    fn = ident(rng)
+    return f'''
 
 def save_{fn}(model: nn.Module, path: str) -> None:
     torch.save({{"state_dict": model.state_dict(), "version": {rng.randint(1, 9)}}}, path)
@@ -221,8 +226,10 @@ def make_file(rng: random.Random, legacy: bool, lookalike: bool) -> str:
     makers = [module_block, data_block, util_block, config_block]
     for _ in range(rng.randint(2, 9)):
         parts.append(rng.choice(makers)(rng))
-    if rng.random() < 0.4:
+    if rng.random() < 0.12:  # training loops (optimizer, scheduler, amp) live in a few files of a project
         parts.append(train_block(rng, legacy and rng.random() < 0.5))
+    if rng.random() < 0.12:  # so do checkpoint helpers (torch.save / torch.load)
+        parts.append(checkpoint_block(rng))
     if rng.random() < 0.3:
         parts.append(test_block(rng, legacy and rng.random() < 0.5))
     if legacy:
