@@ -130,7 +130,7 @@ class Scan:
 
     def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
         words: set[str] = set()  # identifiers, attribute chains and import paths as written
-        strings: list[str] = []  # string literals that are not bare expression statements (docstrings)
+        strings: list[str] = []  # literals: strings (not bare expression statements, i.e. docstrings) and numbers
         chains: set[str] = set()  # dotted chains rooted at a Name: ``th.export.export_for_training``
         bindings: dict[str, set[str]] = {}  # local name → qualified names imports bind it to
         paths: set[str] = set()  # dotted names in import statements
@@ -154,8 +154,12 @@ class Scan:
                     chain = ".".join(reversed(parts))
                 words.add(chain)
             elif kind is ast.Constant:
-                if type(node.value) is str and id(node) not in bare:  # type: ignore[attr-defined]
-                    strings.append(node.value)  # type: ignore[attr-defined]
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is str:
+                    if id(node) not in bare:
+                        strings.append(value)
+                elif type(value) in (int, float, complex):
+                    strings.append(str(value))  # a pass may look for a number (torchrun-port: 29500)
             elif kind is ast.Expr:
                 if type(node.value) is ast.Constant:  # type: ignore[attr-defined]
                     bare.add(id(node.value))  # type: ignore[attr-defined]
