@@ -124,6 +124,10 @@ def _is_load_state_dict_arg(node: cst.CSTNode, transformer: PassTransformer) -> 
 
 
 class LoadTransformer(PassTransformer):
+    # The only qualified name this transformer acts on: the engine's ast precheck then skips files whose `load` is
+    # some other function's (json.load, a method), without a libcst parse.
+    QUALNAMES = frozenset({"torch.load"})
+
     def _feeds_load_state_dict(self, call: cst.Call) -> bool:
         if _is_load_state_dict_arg(call, self):
             return True

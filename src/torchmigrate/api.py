@@ -11,6 +11,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from torchmigrate.cache import project_root
 from torchmigrate.engine import Options, migrate_text
 from torchmigrate.files import discover
 from torchmigrate.passes import unknown_ids
@@ -19,7 +20,7 @@ from torchmigrate.results import FileResult
 from torchmigrate.runner import Task, run_tasks
 from torchmigrate.versions import OLDEST, Version, VersionError, detect_pinned_version, parse_version
 
-__all__ = ["make_options", "migrate_paths", "migrate_source", "plan_tasks"]
+__all__ = ["make_options", "migrate_paths", "migrate_source", "plan_tasks", "root_options"]
 
 
 def make_options(
@@ -54,17 +55,28 @@ def migrate_source(
     return migrate_text(code, options.passes(), path)
 
 
-def plan_tasks(paths: Sequence[str | os.PathLike[str]], options: Options, detect_from: bool) -> Iterator[Task]:
-    """One task per source file under ``paths``; with ``detect_from``, ``--from`` comes from each root's torch pin."""
-    for root in paths:
+def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
+    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it."""
+    if detect_from:
+        pinned = detect_pinned_version(Path(root))
+        if pinned is not None and pinned <= options.to:
+            return Options(options.to, pinned, options.select, options.ignore)
+    return options
+
+
+def plan_tasks(
+    paths: Sequence[str | os.PathLike[str]], options: Options, detect_from: bool, first_repo: int = 0
+) -> Iterator[Task]:
+    """One task per source file under ``paths``; with ``detect_from``, ``--from`` comes from each root's torch pin.
+
+    Each PATH is one repository for the runner: its files are tagged with its index and its cache's project root.
+    """
+    for number, root in enumerate(paths, start=first_repo):
         root_path = Path(root)
-        root_options = options
-        if detect_from:
-            pinned = detect_pinned_version(root_path)
-            if pinned is not None and pinned <= options.to:
-                root_options = Options(options.to, pinned, options.select, options.ignore)
+        chosen = root_options(root_path, options, detect_from)
+        cache_root = project_root(root_path)
         for path in discover([root_path]):
-            yield Task(path, root_options)
+            yield Task(path, chosen, number, cache_root)
 
 
 def migrate_paths(
@@ -74,10 +86,20 @@ def migrate_paths(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
     write: bool = False,
+    jobs: int | None = 1,
+    cache: bool = False,
+    executor: str = "local",
+    ray_address: str | None = None,
 ) -> Report:
-    """Migrate every Python file, notebook and project file under ``paths``; write changes only when ``write`` is true."""
+    """Migrate every Python file, notebook and project file under ``paths``; write changes only when ``write`` is true.
+
+    ``jobs``: worker processes (``None``: one per CPU; 1: this process). ``cache``: use and update
+    ``.torchmigrate_cache/`` at each PATH's project root. ``executor="ray"`` runs the work as Ray tasks
+    (``ray_address`` or ``RAY_ADDRESS``; a local Ray when unset). Results are the same whatever these say.
+    """
     options = make_options(to, from_, select, ignore)
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:
         raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
-    return Report.of(run_tasks(plan_tasks(paths, options, detect_from=from_ is None), write=write))
+    tasks = plan_tasks(paths, options, detect_from=from_ is None)
+    return Report.of(run_tasks(tasks, write=write, jobs=jobs, cache=cache, executor=executor, ray_address=ray_address))

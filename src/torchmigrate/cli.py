@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from collections.abc import Iterator
 from enum import Enum
 from pathlib import Path
@@ -12,9 +13,11 @@ from typing import Annotated, BinaryIO
 import typer
 
 from torchmigrate import __version__, config, terminal
+from torchmigrate.bulk import BulkRun, GitPlan, read_repo_list, render_table
+from torchmigrate.jsonreport import JsonReportWriter
 from torchmigrate.passes import PROJECT, Pass, all_passes, get_pass
 from torchmigrate.report import Summary
-from torchmigrate.runner import run_tasks
+from torchmigrate.runner import Runner
 from torchmigrate.versions import VersionError, parse_version
 
 
@@ -119,6 +122,27 @@ def migrate(
         Path | None, typer.Option("--output-file", help="Write what stdout would carry (diff or report) to FILE.")
     ] = None,
     color: Annotated[Color, typer.Option("--color", help="Colour terminal output: auto, always, never.")] = Color.auto,
+    # -- scale and bulk (README: Performance, Many repositories) --
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Worker processes (default: CPUs).")] = None,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Neither read nor write .torchmigrate_cache/.")] = False,
+    repos_from: Annotated[
+        str | None, typer.Option("--repos-from", help="Also migrate the PATHs listed in this file (- for stdin).")
+    ] = None,
+    progress: Annotated[
+        bool | None, typer.Option("--progress/--no-progress", help="Progress bar on stderr (default: when a terminal).")
+    ] = None,
+    report: Annotated[Path | None, typer.Option("--report", help="Write a JSON report of the run to this file.")] = None,
+    git_branch: Annotated[
+        str | None, typer.Option("--git-branch", help="In each git repository, put the migration on this new branch.")
+    ] = None,
+    git_commit: Annotated[bool, typer.Option("--git-commit", help="Commit the migration in each git repository.")] = False,
+    allow_dirty: Annotated[
+        bool, typer.Option("--allow-dirty", help="Allow --git-branch/--git-commit on a work tree with changes.")
+    ] = False,
+    executor: Annotated[str, typer.Option("--executor", help="Where the work runs: local or ray.")] = "local",
+    ray_address: Annotated[
+        str | None, typer.Option("--ray-address", help="Ray cluster to use (default: RAY_ADDRESS, else a local Ray).")
+    ] = None,
 ) -> None:
     """Rewrite PyTorch code for a newer release: `migrate --to 2.12 [--diff | --check] PATH...`."""
     if version:
@@ -145,33 +169,132 @@ def migrate(
         raise typer.Exit(EXIT_OK)
     if diff and output_format is not OutputFormat.text:
         raise _fail(f"--diff cannot be combined with --format {output_format.value}: the report lists every edit")
-    if not paths:
+    all_paths: list[Path] = list(paths or [])
+    if repos_from is not None:
+        try:
+            all_paths += [Path(p) for p in read_repo_list(repos_from)]
+        except OSError as exc:
+            raise _fail(f"cannot read --repos-from {repos_from}: {exc.strerror or exc}") from None
+    if not all_paths:
         if to is None:
             raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
         raise _fail("no PATH given: name the files or folders to migrate")
-    missing = [str(p) for p in paths if not p.exists()]
+    missing = [str(p) for p in all_paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
     overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
     try:
-        plans = config.plan(paths, overrides, config_file, isolated)
+        plans = config.plan(all_paths, overrides, config_file, isolated)
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
+    if (git_branch or git_commit) and (diff or check):
+        raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
+    if executor not in ("local", "ray"):
+        raise _fail(f"unknown --executor {executor!r} (local or ray)")
 
     write = not (diff or check)
     mode = "diff" if diff else "check" if check else "write"
+    try:
+        runner = Runner(jobs=jobs, cache=not no_cache, executor=executor, ray_address=ray_address)
+    except (RuntimeError, ValueError) as exc:
+        raise _fail(str(exc)) from None
+    bulk = BulkRun(
+        [(plan.root, plan.options, plan.detect_from) for plan in plans],
+        lambda index: config.tasks([plans[index]]),
+        write=write,
+        runner=runner,
+        git=GitPlan(branch=git_branch, commit=git_commit, allow_dirty=allow_dirty),
+    )
+    writer = None
+    if report is not None:
+        try:
+            writer = JsonReportWriter(report, to=str(plans[0].options.to), mode=mode)
+        except OSError as exc:
+            raise _fail(f"cannot write --report {report}: {exc.strerror or exc}") from None
     summary = Summary()
-    with _output(output_file) as stdout:
-        reporter = terminal.Reporter(output_format.value, mode=mode, color=color.value, out=stdout, to_stdout=not output_file)
-        for result in run_tasks(config.tasks(plans), write=write):
-            summary.add(result)
-            reporter.add(result)
-        reporter.finish(summary)
-    if summary.errors:
+    bar = ProgressBar.maybe(progress)
+    try:
+        with _output(output_file) as stdout:
+            reporter = terminal.Reporter(output_format.value, mode=mode, color=color.value, out=stdout, to_stdout=not output_file)
+            bulk.preflight()
+            for repo in bulk.repos:
+                if repo.refused:
+                    typer.echo(f"{repo.path}: error: {repo.error}", err=True)
+            tasks = bulk.tasks()
+            if bar is not None:
+                planned = list(tasks)
+                bar.start(len(planned))
+                tasks = iter(planned)
+            for repo, result in bulk.results(tasks):
+                summary.add(result)
+                if bar is not None:
+                    bar.advance()
+                if writer is not None:
+                    writer.add(repo.path, result)
+                reporter.add(result)
+            if bar is not None:
+                bar.stop()
+                bar = None
+            for repo in bulk.repos:
+                if repo.error and not repo.refused:
+                    typer.echo(f"{repo.path}: error: {repo.error}", err=True)
+            if len(bulk.repos) > 1 or bulk.git is not None:
+                typer.echo(render_table(bulk.repos, written=write), err=True, nl=False)
+            reporter.finish(summary)
+    finally:
+        if bar is not None:
+            bar.stop()
+        runner.close()
+        if writer is not None and sys.exc_info()[0] is not None:
+            writer.abort()
+    if writer is not None:
+        writer.finish(bulk.repos)
+    if summary.errors or bulk.exit_error:
         raise typer.Exit(EXIT_ERROR)
     if check and (summary.changed or summary.findings):
         raise typer.Exit(EXIT_CHECK)
     raise typer.Exit(EXIT_OK)
+
+
+class ProgressBar:
+    """A rich progress bar on stderr, redrawn at most ten times a second (no background thread)."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(
+            TextColumn("migrating"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            auto_refresh=False,
+            transient=True,
+        )
+        self._task = self._progress.add_task("files", total=0)
+        self._last = 0.0
+
+    @classmethod
+    def maybe(cls, wanted: bool | None) -> ProgressBar | None:
+        if wanted is None:
+            wanted = sys.stderr.isatty()
+        return cls() if wanted else None
+
+    def start(self, total: int) -> None:
+        self._progress.update(self._task, total=total)
+        self._progress.start()
+
+    def advance(self) -> None:
+        self._progress.advance(self._task)
+        now = time.monotonic()
+        if now - self._last > 0.1:
+            self._last = now
+            self._progress.refresh()
+
+    def stop(self) -> None:
+        self._progress.refresh()
+        self._progress.stop()
 
 
 @contextlib.contextmanager

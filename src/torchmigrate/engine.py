@@ -20,6 +20,7 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from torchmigrate.passes import PROJECT, Pass, select_passes
+from torchmigrate.precheck import relevant_passes, trie_pattern
 from torchmigrate.results import FileResult
 from torchmigrate.transform import (
     SKIP_FILE,
@@ -34,6 +35,15 @@ from torchmigrate.transform import (
 from torchmigrate.versions import OLDEST, Version
 
 __all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE"]
+
+
+class _Counter:
+    """How many files this process has parsed with libcst (tests use it to prove the cache and precheck work)."""
+
+    count = 0
+
+
+PARSES = _Counter()
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,7 @@ class Options:
 
 @lru_cache(maxsize=256)
 def _trigger_regex(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True)))
+    return re.compile(trie_pattern(words))
 
 
 def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
@@ -63,11 +73,19 @@ def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
     return _trigger_regex(tuple(w for p in passes for w in p.triggers))
 
 
-def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> FileResult:
-    """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``."""
+def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", precheck: bool = True) -> FileResult:
+    """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``.
+
+    With ``precheck`` (the default), the stdlib-``ast`` look of :mod:`torchmigrate.precheck` decides which passes can
+    act at all; libcst parses the file only when one can, and runs only those (until the text changes).
+    """
     result = FileResult(path=path, old=text, new=text)
     if not passes or skips_file(text) or not trigger_regex(passes).search(text):
         return result
+    in_play = set(map(id, relevant_passes(text, passes))) if precheck else set(map(id, passes))
+    if not in_play:
+        return result
+    PARSES.count += 1
     try:
         module = cst.parse_module(text)
     except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
@@ -76,6 +94,8 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>") -> F
         return result
     code = text
     for pass_ in passes:
+        if code == text and id(pass_) not in in_play:
+            continue  # the precheck showed it has nothing to act on in this (still unchanged) text
         if not trigger_regex((pass_,)).search(code):
             continue
         try:
@@ -151,12 +171,35 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
         if AddImportsVisitor.CONTEXT_KEY in context.scratch:
             new_module = AddImports(context, sink.protected).transform_module(new_module)
-        if RemoveImportsVisitor.CONTEXT_KEY in context.scratch:
+        if RemoveImportsVisitor.CONTEXT_KEY in context.scratch and not _still_used(context, new_module):
             new_module = RemoveImports(context, sink.protected).transform_module(new_module)
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]
     return module, sink
+
+
+def _still_used(context: CodemodContext, module: cst.Module) -> bool:
+    """True when every import scheduled for removal is plainly still used, so libcst's costly removal pass can be skipped.
+
+    ``RemoveImportsVisitor`` (a scope analysis of its own) removes a scheduled import only when nothing uses it any more.
+    Most rewrites keep using the import (``torch.x.old`` → ``torch.x.new``): when each scheduled binding is a simple
+    name that the new code still loads (stdlib ``ast``), the import stays whatever libcst would decide, so we skip it.
+    Anything else (a dotted ``import a.b``, a name no longer loaded) goes through libcst as before.
+    """
+    scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY) or []
+    names = set()
+    for module_name, obj, asname in scheduled:
+        bound = asname or obj or module_name
+        if "." in bound:
+            return False
+        names.add(bound)
+    try:
+        tree = ast.parse(module.code)
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return names <= loaded
 
 
 def _one_line(exc: BaseException) -> str:

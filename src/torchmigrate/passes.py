@@ -7,9 +7,9 @@ examples, and either declarative renames or call rewriters / a transformer (see 
 from __future__ import annotations
 
 import importlib
-import inspect
 import pkgutil
 import re
+import sys
 import textwrap
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -138,8 +138,8 @@ class Pass:
             raise ValueError(f"pass {self.id} needs at least one trigger word")
         if not self.doc:
             # The docstring of the module that defines the pass documents it.
-            frame = inspect.stack()[2]
-            module_doc = frame.frame.f_globals.get("__doc__") or ""
+            # sys._getframe, not inspect.stack(): the latter reads the source of every frame (slow at start-up).
+            module_doc = sys._getframe(2).f_globals.get("__doc__") or ""
             self.doc = textwrap.dedent(module_doc).strip()
 
     def rewrites_calls(self, *qualified_names: str) -> Callable[[CallRewriter], CallRewriter]:

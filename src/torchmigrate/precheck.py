@@ -1,0 +1,395 @@
+"""The cheap look before libcst: which passes can act on a file at all, decided with the stdlib ``ast`` only.
+
+libcst parsing costs ~10× ``ast.parse`` and its scope metadata ~65×, while most files of a big tree need nothing. So a
+file goes through three gates, each cheaper than the next is expensive:
+
+1. **Trigger regex** over the raw bytes (one combined pattern of every selected pass's trigger words, built as a trie).
+2. **ast precheck** (:func:`relevant_passes`): one ``ast.parse`` and one walk collect what the code really uses —
+   identifiers, attribute chains, import paths, and import-based qualified names — leaving comments and docstrings
+   behind. A pass stays in play only if
+   - it rewrites by qualified name only (declarative ``renames`` and ``rewrites_calls``, no custom transformer), and the
+     file references one of those names through an import (an over-approximation of libcst's
+     ``QualifiedNameProvider``: every import anywhere in the file counts, whatever its scope); or
+   - it has a custom transformer, and one of its trigger words occurs in code (not in a comment or docstring; other
+     string literals count, since a transformer may read them). A transformer class may narrow this by declaring
+     ``QUALNAMES = frozenset({...})``: the qualified names it acts on, matched like the declarative passes.
+3. **libcst** parse and metadata, only for files with at least one pass in play, and only for the passes in play.
+
+It never skips a file a pass would change: a file ``ast`` cannot parse, or a pass whose trigger words are not plain
+dotted identifiers, is passed on to libcst as before; ``tests/test_precheck.py`` runs every pass's examples through it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torchmigrate.passes import Pass
+
+__all__ = ["Scan", "pass_targets", "relevant_passes", "trie_pattern", "bytes_trigger_regex"]
+
+_DOTTED_WORD = re.compile(r"[\w.]+")
+
+
+def trie_pattern(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` factored into a trie (``ab|ac`` → ``a(?:b|c)``): far faster than a flat list."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in set(words):
+        if not word:
+            continue
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    if not trie:
+        return "(?!)"  # no words: match nothing
+
+    def build(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        ends = "" in node
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:  # a word ends here and longer ones continue: any match will do for a prefilter
+            return f"(?:{body})?"
+        return body
+
+    return build(trie)
+
+
+@lru_cache(maxsize=256)
+def _text_regex(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(trie_pattern(words))
+
+
+@lru_cache(maxsize=256)
+def _bytes_regex(words: tuple[str, ...]) -> re.Pattern[bytes]:
+    return re.compile(trie_pattern(words).encode("utf-8"))
+
+
+def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
+    """The combined trigger regex over raw bytes (exact for UTF-8 and the ASCII-compatible encodings)."""
+    return _bytes_regex(tuple(sorted({w for p in passes for w in p.triggers})))
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers")
+
+
+def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
+    """Every node of ``tree`` (``lines=None``), or only the import statements and the statements that span one of
+    ``lines`` (sorted) — the lines where a trigger word occurs. The statement level is cheap to walk; expressions are
+    walked only in those statements, so a big file with one trigger word costs little more than its parse."""
+    if lines is None:
+        yield from ast.walk(tree)
+        return
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Import or kind is ast.ImportFrom:
+            yield node
+            continue
+        if kind is ast.match_case:
+            yield from ast.walk(node.pattern)  # type: ignore[attr-defined]
+            if node.guard is not None:  # type: ignore[attr-defined]
+                yield from ast.walk(node.guard)  # type: ignore[attr-defined]
+            stack.extend(reversed(node.body))  # type: ignore[attr-defined]
+            continue
+        start = node.lineno  # type: ignore[attr-defined]
+        for decorator in getattr(node, "decorator_list", ()):
+            start = min(start, decorator.lineno)
+        end = node.end_lineno or start  # type: ignore[attr-defined]
+        index = bisect_left(lines, start)
+        hit = index < len(lines) and lines[index] <= end
+        compound = any(getattr(node, name, None) for name in (*_BODIES, "cases"))
+        if not compound:
+            if hit:
+                yield from ast.walk(node)
+            continue
+        if hit:
+            yield node
+        for name, value in ast.iter_fields(node):
+            if name in _BODIES or name == "cases":
+                stack.extend(reversed(value))
+            elif hit:
+                for child in value if isinstance(value, list) else (value,):
+                    if isinstance(child, ast.AST):
+                        yield from ast.walk(child)
+
+
+class Scan:
+    """What one parsed file uses, collected in one walk of its ``ast`` (or of the statements that matter)."""
+
+    __slots__ = ("words", "strings", "qualnames", "bound")
+
+    def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
+        words: set[str] = set()  # identifiers, attribute chains and import paths as written
+        strings: list[str] = []  # literals: strings (not bare expression statements, i.e. docstrings) and numbers
+        chains: set[str] = set()  # dotted chains rooted at a Name: ``th.export.export_for_training``
+        bindings: dict[str, set[str]] = {}  # local name → qualified names imports bind it to
+        paths: set[str] = set()  # dotted names in import statements
+        stars: set[str] = set()  # modules star-imported
+        bare: set[int] = set()
+        for node in _nodes(tree, lines):
+            kind = type(node)
+            if kind is ast.Name:
+                words.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                parts = [node.attr]  # type: ignore[attr-defined]
+                value = node.value  # type: ignore[attr-defined]
+                while type(value) is ast.Attribute:
+                    parts.append(value.attr)
+                    value = value.value
+                if type(value) is ast.Name:
+                    parts.append(value.id)
+                    chain = ".".join(reversed(parts))
+                    chains.add(chain)
+                else:
+                    chain = ".".join(reversed(parts))
+                words.add(chain)
+            elif kind is ast.Constant:
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is str:
+                    if id(node) not in bare:
+                        strings.append(value)
+                elif type(value) in (int, float, complex):
+                    strings.append(str(value))  # a pass may look for a number (torchrun-port: 29500)
+            elif kind is ast.Expr:
+                if type(node.value) is ast.Constant:  # type: ignore[attr-defined]
+                    bare.add(id(node.value))  # type: ignore[attr-defined]
+            elif kind is ast.Import:
+                for alias in node.names:  # type: ignore[attr-defined]
+                    paths.add(alias.name)
+                    words.add(alias.name)
+                    if alias.asname:
+                        words.add(alias.asname)
+                        bindings.setdefault(alias.asname, set()).add(alias.name)
+                    else:
+                        root = alias.name.split(".")[0]
+                        bindings.setdefault(root, set()).add(root)
+            elif kind is ast.ImportFrom:
+                module = node.module or ""  # type: ignore[attr-defined]
+                words.add(module)
+                absolute = node.level == 0 and bool(module)  # type: ignore[attr-defined]
+                if absolute:
+                    paths.add(module)
+                for alias in node.names:  # type: ignore[attr-defined]
+                    words.add(alias.name)
+                    if alias.asname:
+                        words.add(alias.asname)
+                    if not absolute:
+                        continue
+                    if alias.name == "*":
+                        stars.add(module)
+                        continue
+                    full = f"{module}.{alias.name}"
+                    paths.add(full)
+                    bindings.setdefault(alias.asname or alias.name, set()).add(full)
+            elif kind is ast.keyword:
+                if node.arg:  # type: ignore[attr-defined]
+                    words.add(node.arg)  # type: ignore[attr-defined]
+            elif kind in _NAMED:
+                name = getattr(node, "name", None)
+                if isinstance(name, str):
+                    words.add(name)
+                for extra in getattr(node, "names", ()) or ():
+                    if isinstance(extra, str):
+                        words.add(extra)
+            elif kind is ast.arg:
+                words.add(node.arg)  # type: ignore[attr-defined]
+
+        qualnames = set(paths)
+        for chain in (*chains, *(w for w in words if w.isidentifier())):
+            root, dot, rest = chain.partition(".")
+            for bound in bindings.get(root, ()):
+                qualnames.add(bound + dot + rest)
+            for module in stars:
+                qualnames.add(f"{module}.{chain}")
+        self.words = words
+        self.strings = strings
+        self.qualnames = qualnames
+        self.bound = {name for names in bindings.values() for name in names} | stars
+
+
+_NAMED = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Global,
+    ast.Nonlocal,
+    ast.MatchAs,
+    ast.MatchStar,
+    ast.ExceptHandler,
+    ast.alias,
+)
+
+
+def parse(text: str) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def scan(text: str) -> Scan | None:
+    """The full :class:`Scan` of ``text``, or ``None`` when ``ast`` cannot parse it (libcst then decides)."""
+    tree = parse(text)
+    return None if tree is None else Scan(tree)
+
+
+def trigger_lines(text: str, passes: Sequence[Pass]) -> list[int]:
+    """The (1-based, sorted) lines on which any trigger word of ``passes`` occurs."""
+    lines: list[int] = []
+    line, position = 1, 0
+    for match in _text_regex(tuple(sorted({w for p in passes for w in p.triggers}))).finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _anchored(pass_: Pass, targets: frozenset[str]) -> bool:
+    """Every reference to one of ``targets`` spells a trigger word, in an import or at the use: each target has a
+    component that contains one. Then a reference lies in a statement that holds a trigger word (walked), or goes
+    through an import binding that spells it (see :func:`_binds_a_prefix`): other statements need no walk."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    return all(any(t in part for t in plain for part in target.split(".")) for target in targets)
+
+
+def _binds_a_prefix(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
+    """An import binds a name that spells a trigger word and leads to a target (``from torch.optim import lr_scheduler
+    as S`` for ``torch.optim.lr_scheduler.StepLR``): its uses, in statements not walked, may reference the target."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    for bound in scanned.bound:
+        if any(t in bound for t in plain) and any(target.startswith(bound + ".") for target in targets):
+            return True
+    return False
+
+
+def code_ranges(tree: ast.Module) -> list[tuple[int, int]]:
+    """Sorted (first, last) line ranges that hold code: every statement but a bare string (a docstring), and the header
+    of each compound statement. Lines holding only comments or docstrings fall outside."""
+    ranges: list[tuple[int, int]] = []
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        header: list[ast.AST] = []
+        if isinstance(node, ast.match_case):
+            start = node.pattern.lineno
+            header = [node.pattern] + ([node.guard] if node.guard is not None else [])
+        else:
+            start = node.lineno  # type: ignore[attr-defined]
+            for decorator in getattr(node, "decorator_list", ()):
+                start = min(start, decorator.lineno)
+        body = getattr(node, "body", None)
+        if not isinstance(body, list) or not body:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                continue
+            ranges.append((start, getattr(node, "end_lineno", None) or start))
+            continue
+        end = start
+        for name, value in ast.iter_fields(node):
+            if name in _BODIES or name == "cases":
+                if isinstance(value, list):
+                    stack.extend(value)
+                continue
+            header.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, ast.AST))
+        for part in header:
+            end = max(end, getattr(part, "end_lineno", None) or end)
+        ranges.append((start, end))  # the header up to its last expression (a comment after it is not code)
+    ranges.sort()
+    return ranges
+
+
+def _on_code_line(text: str, regex: re.Pattern[str], ranges: list[tuple[int, int]]) -> bool:
+    starts = [r[0] for r in ranges]
+    line, position = 1, 0
+    for match in regex.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        index = bisect_right(starts, line) - 1
+        for candidate in range(index, max(index - 3, -1), -1):  # disjoint but for one-line `if x: y` (same line)
+            first, last = ranges[candidate]
+            if first <= line <= last:
+                return True
+    return False
+
+
+def pass_targets(pass_: Pass) -> frozenset[str] | None:
+    """The qualified names a pass can act on, or ``None`` when it cannot say (a custom transformer without QUALNAMES)."""
+    declared = getattr(pass_.transformer, "QUALNAMES", None) if pass_.transformer is not None else None
+    if pass_.transformer is not None and declared is None:
+        return None
+    return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(declared or ())
+
+
+def _references(scanned: Scan, targets: frozenset[str]) -> bool:
+    for name in scanned.qualnames:
+        if name in targets:
+            return True
+        index = name.find(".")
+        while index != -1:  # a prefix target covers its submodules: ``torch.distributed._tensor`` → ``….DTensor``
+            if name[:index] in targets:
+                return True
+            index = name.find(".", index + 1)
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _word_regex(triggers: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not all(_DOTTED_WORD.fullmatch(t) for t in triggers):
+        return None  # a trigger that is not a dotted identifier cannot be checked against the ast's words
+    return re.compile(trie_pattern(triggers))
+
+
+def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> list[Pass]:
+    """The subset of ``passes`` (order kept) that may edit ``text`` or report a finding on it.
+
+    Callers run the trigger regex first; this costs one ``ast.parse`` and a walk of the statements, going into the
+    expressions only of those that hold a trigger word (every statement when a pass's targets are not anchored).
+    """
+    passes = [p for p in passes if _text_regex(tuple(sorted(p.triggers))).search(text)]
+    if not passes:
+        return []
+    tree = parse(text)
+    if tree is None:
+        return passes
+    for pass_ in passes:
+        targets = pass_targets(pass_)
+        if targets is not None and not _anchored(pass_, targets):
+            full = True
+    limited = not full
+    scanned = Scan(tree, trigger_lines(text, passes) if limited else None)
+    code_words: str | None = None
+    all_words: str | None = None
+    ranges: list[tuple[int, int]] | None = None
+    out = []
+    for pass_ in passes:
+        targets = pass_targets(pass_)
+        if targets is not None:
+            if _references(scanned, targets) or (limited and _binds_a_prefix(scanned, pass_, targets)):
+                out.append(pass_)
+            continue
+        regex = _word_regex(pass_.triggers)
+        if regex is None:  # triggers that are not words (``import amp``): a match on a line of code will do
+            if ranges is None:
+                ranges = code_ranges(tree)
+            if _on_code_line(text, _text_regex(tuple(sorted(pass_.triggers))), ranges):
+                out.append(pass_)
+            continue
+        if code_words is None:
+            code_words = "\n".join(scanned.words)
+            all_words = code_words + "\n" + "\n".join(scanned.strings)
+        assert all_words is not None
+        if regex.search(all_words):
+            out.append(pass_)
+    return out

@@ -1,0 +1,137 @@
+"""The ast precheck: it never skips a file a pass would change, and it does skip what only looks like a match."""
+
+from __future__ import annotations
+
+import random
+import re
+import string
+
+import pytest
+
+from torchmigrate.engine import migrate_text
+from torchmigrate.passes import Pass, all_passes, select_passes
+from torchmigrate.precheck import bytes_trigger_regex, relevant_passes, trie_pattern
+from torchmigrate.versions import OLDEST, Version, parse_version
+
+LATEST = max(p.version for p in all_passes())
+EXAMPLES = [
+    pytest.param(p, i, id=f"{p.id}-{i}") for p in all_passes() for i, _ in enumerate(p.examples)
+]
+
+
+def _target(p: Pass, index: int) -> Version:
+    example = p.examples[index]
+    return parse_version(example.to) if example.to else p.version
+
+
+@pytest.mark.parametrize(("pass_", "index"), EXAMPLES)
+def test_precheck_keeps_every_pass_whose_example_changes_or_reports(pass_: Pass, index: int) -> None:
+    example = pass_.examples[index]
+    alone = relevant_passes(example.before, [pass_])
+    plain = migrate_text(example.before, [pass_], precheck=False)
+    if plain.code != example.before or plain.findings:
+        assert alone == [pass_], "the precheck would skip a file this pass changes or reports on"
+    # With every pass of the run (as `migrate --to` selects them), the result is identical with and without it.
+    for target in {_target(pass_, index), LATEST}:
+        passes = select_passes(to=target, from_=OLDEST, select=[p.id for p in all_passes()])
+        fast, slow = migrate_text(example.before, passes, precheck=True), migrate_text(example.before, passes, precheck=False)
+        assert (fast.code, fast.edits, fast.findings, fast.error) == (slow.code, slow.edits, slow.findings, slow.error)
+
+
+def _renames_pass() -> Pass:
+    return next(p for p in all_passes() if p.id == "export-for-training")
+
+
+def _rewriter_pass() -> Pass:
+    return next(p for p in all_passes() if p.id == "export-for-inference")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\n\nep = torch.export.export_for_training(m, (x,))\n",
+        "import torch as th\n\ndef f():\n    return th.export.export_for_training(m, (x,))\n",
+        "from torch import export\n\nep = export.export_for_training(m, (x,))\n",
+        "from torch.export import export_for_training as eft\n",
+        "def f():\n    from torch.export import export_for_training\n    return export_for_training\n",
+        "import torch.export\n\nep = torch.export.export_for_training(m, (x,))\n",
+        "from torch.export import *\n\nep = export_for_training(m, (x,))\n",
+    ],
+)
+def test_references_through_imports_are_kept(code: str) -> None:
+    assert relevant_passes(code, [_renames_pass()]) == [_renames_pass()]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\n\n# torch.export.export_for_training is gone: use export\nep = torch.export.export(m, (x,))\n",
+        'import torch\n\ndef f():\n    """Was torch.export.export_for_training."""\n    return torch.export.export(m, (x,))\n',
+        "import torch\n\nmsg = 'export_for_training'\n",
+        "def export_for_training(m, a):\n    return m\n\nep = export_for_training(model, (x,))\n",
+        "import mylib\n\nep = mylib.export.export_for_training(m, (x,))\n",
+        "from .export import export_for_training\n",
+    ],
+)
+def test_look_alikes_comments_docstrings_and_strings_are_skipped(code: str) -> None:
+    assert bytes_trigger_regex([_renames_pass()]).search(code.encode())  # the regex alone would parse them
+    assert relevant_passes(code, [_renames_pass(), _rewriter_pass()]) == []
+    assert migrate_text(code, [_renames_pass()]).code == code
+
+
+def test_a_file_ast_cannot_parse_goes_to_libcst() -> None:
+    broken = "import torch\nep = torch.export.export_for_training(m, (x,)\n"
+    assert relevant_passes(broken, [_renames_pass()]) == [_renames_pass()]
+    assert migrate_text(broken, [_renames_pass()]).error is not None
+
+
+def test_trie_pattern_matches_like_a_plain_alternation() -> None:
+    rng = random.Random(7)
+    alphabet = "ab_."
+    for _ in range(300):
+        words = ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 4))) for _ in range(rng.randint(1, 6))]
+        text = "".join(rng.choice(alphabet + " ") for _ in range(rng.randint(0, 12)))
+        plain = re.compile("|".join(re.escape(w) for w in words))
+        trie = re.compile(trie_pattern(words))
+        assert bool(plain.search(text)) == bool(trie.search(text)), (words, text)
+    assert re.compile(trie_pattern([])).search(string.printable) is None
+
+
+STATEMENT_SHAPES = [
+    "import torch\n\n@torch.export.export_for_training\ndef f():\n    pass\n",
+    "import torch\n\nclass A:\n    def f(self):\n        for x in y:\n            with z:\n                ep = torch.export.export_for_training(\n                    m,\n                )\n",
+    "import torch as th\n\ntry:\n    pass\nexcept th.export.export_for_training:\n    pass\nfinally:\n    x = 1\n",
+    "import torch\n\nmatch x:\n    case {'k': v} if torch.export.export_for_training(v):\n        pass\n",
+    "import torch\n\nx = (1,\n     torch.export.\n     export_for_training)\n",
+    "def f():\n    import torch.export as te\n    return lambda: te.export_for_training\n",
+    "import torch\n\nif torch.export.export_for_training:\n    pass\nelif y:\n    pass\nelse:\n    ep = torch.export.export_for_training(m, (x,))\n",
+    "import torch\n# export_for_training\nx = torch.export.export(m)\n",
+    "from torch.optim import lr_scheduler as S\n\nsched = S.StepLR(opt, 1, verbose=True)\n",
+    "from torch.optim.lr_scheduler import *\n\nsched = StepLR(opt, 1, verbose=True)\n",
+    "import torch\n\ndef f():\n    return torch.optim.lr_scheduler.StepLR(opt, 1, verbose=True)\n",
+    "from torch.distributed import _tensor as dt\n\nx = dt.DTensor\n",
+]
+
+
+@pytest.mark.parametrize("code", STATEMENT_SHAPES)
+def test_statement_level_scan_agrees_with_the_full_walk(code: str) -> None:
+    passes = list(all_passes())
+    assert relevant_passes(code, passes) == relevant_passes(code, passes, full=True)
+    if "export_for_training" in code:
+        expected = [] if code.startswith("import torch\n# export") else [_renames_pass()]
+        assert relevant_passes(code, [_renames_pass()]) == expected
+
+
+def test_passes_with_non_word_triggers_need_a_match_on_a_line_of_code() -> None:
+    amp = [p for p in all_passes() if p.id == "amp-namespace"]
+    if not amp:
+        pytest.skip("no amp-namespace pass in this tree")
+    docs_only = (
+        '"""Uses torch.cuda.amp.autocast in old releases."""\nimport torch\n\n'
+        "def f(x):\n    # was: from torch.cuda import amp\n    return x\n"
+    )
+    assert relevant_passes(docs_only, amp) == []
+    for code in ["from torch.cuda import amp\n\nwith amp.autocast():\n    pass\n",
+                 "import torch\n\ndef f():\n    with torch.cuda.amp.autocast():\n        pass\n",
+                 "if x: from torch.cuda import amp\n"]:
+        assert relevant_passes(code, amp) == amp, code
