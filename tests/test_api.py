@@ -51,15 +51,23 @@ def test_the_bulk_migration_example(tmp_path: Path) -> None:
     one = _repo(tmp_path / "one", TRAINING)
     two = _repo(tmp_path / "two", "x = 1\n")
     script = ROOT / "examples" / "bulk_migrate.py"
-    dry = subprocess.run([sys.executable, str(script), "--to", "2.12", "one", "two"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
+    dry = subprocess.run(
+        [sys.executable, str(script), "--to", "2.12", "one", "two"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
     assert dry.returncode == 0, dry.stderr
-    assert dry.stdout.splitlines() == ["one: 1 files, 1 changed, 0 findings, 0 errors",
-                                       "two: 1 files, 0 changed, 0 findings, 0 errors"]
+    assert dry.stdout.splitlines() == [
+        "one: 1 files, 1 changed, 0 findings, 0 errors",
+        "two: 1 files, 0 changed, 0 findings, 0 errors",
+    ]
     assert "export_for_training" in (one / "model.py").read_text()
     assert (two / "model.py").read_text() == "x = 1\n"
-    done = subprocess.run([sys.executable, str(script), "--to", "2.12", "--branch", "torch-2.12", "one", "two"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(script), "--to", "2.12", "--branch", "torch-2.12", "one", "two"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert "committed" in done.stdout.splitlines()[0]
     log = subprocess.run(["git", "-C", str(one), "log", "-1", "--format=%D %s"], capture_output=True, text=True, check=True)

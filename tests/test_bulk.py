@@ -40,7 +40,7 @@ def make_repo(path: Path, files: dict[str, str]) -> Path:
     git(path, "commit", "-q", "-m", "initial")
     # A hook that would prove the tool ran repository code.
     hook = path / ".git" / "hooks" / "pre-commit"
-    hook.write_text("#!/bin/sh\ntouch \"$(git rev-parse --show-toplevel)/HOOK_RAN\"\n")
+    hook.write_text('#!/bin/sh\ntouch "$(git rev-parse --show-toplevel)/HOOK_RAN"\n')
     hook.chmod(0o755)
     return path
 
@@ -62,8 +62,20 @@ def test_three_repos_report_branches_and_commits(repos: dict[str, Path], tmp_pat
     gamma = repos["gamma"]
     (gamma / "notes.py").write_text(MODERN + "# work in progress\n")  # uncommitted: gamma is refused
     (tmp_path / "repos.txt").write_text("# the fleet\nbeta\n\ngamma  \n")
-    proc = run("--to", "2.12", "--git-branch", "torch-2.12", "--git-commit", "--report", "report.json",
-               "--repos-from", "repos.txt", "--no-progress", "alpha", cwd=tmp_path)
+    proc = run(
+        "--to",
+        "2.12",
+        "--git-branch",
+        "torch-2.12",
+        "--git-commit",
+        "--report",
+        "report.json",
+        "--repos-from",
+        "repos.txt",
+        "--no-progress",
+        "alpha",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 2, proc.stderr  # gamma was refused
     assert proc.stdout == ""
     assert "gamma: error: uncommitted changes (notes.py)" in proc.stderr
@@ -85,9 +97,14 @@ def test_three_repos_report_branches_and_commits(repos: dict[str, Path], tmp_pat
     assert "export_for_training" in (gamma / "g.py").read_text()
 
     # The per-repository table on stderr.
-    table = proc.stderr[proc.stderr.index("repository"):]
+    table = proc.stderr[proc.stderr.index("repository") :]
     assert [line.split()[0] for line in table.splitlines() if line and not line.startswith(("-", "torchmigrate:"))] == [
-        "repository", "alpha", "beta", "gamma", "total"]
+        "repository",
+        "alpha",
+        "beta",
+        "gamma",
+        "total",
+    ]
     alpha_row = next(line for line in table.splitlines() if line.startswith("alpha"))
     assert alpha_row.split()[1:6] == ["4", "2", "5", "1", "0"] and "committed" in alpha_row
 

@@ -27,10 +27,18 @@ def tree(tmp_path: Path) -> Path:
     (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
     pkg = tmp_path / "pkg"
     pkg.mkdir()
-    for name, text in {"legacy": LEGACY, "training": TRAINING, "finding": FINDING, "modern": MODERN, "plain": PLAIN,
-                       "broken": BROKEN}.items():
+    for name, text in {
+        "legacy": LEGACY,
+        "training": TRAINING,
+        "finding": FINDING,
+        "modern": MODERN,
+        "plain": PLAIN,
+        "broken": BROKEN,
+    }.items():
         (pkg / f"{name}.py").write_text(text)
-    (pkg / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nimport torch\ns = '\xe9'\nep = torch.export.export_for_training(m, a)\n")
+    (pkg / "latin.py").write_bytes(
+        b"# -*- coding: latin-1 -*-\nimport torch\ns = '\xe9'\nep = torch.export.export_for_training(m, a)\n"
+    )
     return tmp_path
 
 
@@ -76,18 +84,25 @@ def test_changed_bytes_or_options_are_never_served_from_the_cache(tree: Path, mo
     _dicts([tree / "pkg"], cache=True)
     counter = ParseCounter(monkeypatch)
     # New bytes under the same path: that file, and only that file, is migrated again.
-    (tree / "pkg" / "modern.py").write_text(MODERN.replace("export(m", "export_for_training(m").replace("# export_for_training was removed in 2.11\n", ""))
+    (tree / "pkg" / "modern.py").write_text(
+        MODERN.replace("export(m", "export_for_training(m").replace("# export_for_training was removed in 2.11\n", "")
+    )
     warm = {d["path"].rsplit("/", 1)[-1]: d for d in _dicts([tree / "pkg"], cache=True)}
     assert counter.cst == 1
     assert warm["modern.py"]["changed"] and "export(m, (x,))" in warm["modern.py"]["code"]
     # Another target release selects other passes: nothing cached for 2.12 is reused for 2.8.
-    at_28 = {d["path"].rsplit("/", 1)[-1]: d for d in migrate_paths([tree / "pkg"], to="2.8", from_="2.7", cache=True).results
-             for d in [d.to_dict()]}
+    at_28 = {
+        d["path"].rsplit("/", 1)[-1]: d
+        for d in migrate_paths([tree / "pkg"], to="2.8", from_="2.7", cache=True).results
+        for d in [d.to_dict()]
+    }
     assert at_28["training.py"]["changed"] is False  # export_for_training is a 2.11 change
     assert at_28["legacy.py"]["passes_applied"] == ["export-for-inference"]
 
 
-def test_write_mode_from_the_cache_writes_what_an_uncached_run_writes(tree: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_write_mode_from_the_cache_writes_what_an_uncached_run_writes(
+    tree: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     other = tmp_path_factory.mktemp("copy")
     subprocess.run(["cp", "-r", f"{tree}/.", str(other)], check=True)
     _dicts([tree / "pkg"], cache=True)  # --diff-like run fills the cache

@@ -80,8 +80,12 @@ def test_only_files_with_trigger_words_reach_the_engine_and_unchanged_texts_are_
 
 def test_cli_jobs_do_not_change_the_output(many: Path) -> None:
     def run(*args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run([str(MIGRATE), "--to", "2.12", "--from", "2.7", "--diff", "--no-cache", *args, "."],
-                              cwd=many, capture_output=True, timeout=120)
+        return subprocess.run(
+            [str(MIGRATE), "--to", "2.12", "--from", "2.7", "--diff", "--no-cache", *args, "."],
+            cwd=many,
+            capture_output=True,
+            timeout=120,
+        )
 
     one, two = run("--jobs", "1"), run("--jobs", "2")
     assert one.returncode == two.returncode == 2  # the broken files

@@ -9,14 +9,12 @@ import string
 import pytest
 
 from torchmigrate.engine import migrate_text
-from torchmigrate.passes import Pass, all_passes, select_passes
+from torchmigrate.passes import Pass, all_passes, get_pass, select_passes
 from torchmigrate.precheck import bytes_trigger_regex, relevant_passes, trie_pattern
 from torchmigrate.versions import OLDEST, Version, parse_version
 
 LATEST = max(p.version for p in all_passes())
-EXAMPLES = [
-    pytest.param(p, i, id=f"{p.id}-{i}") for p in all_passes() for i, _ in enumerate(p.examples)
-]
+EXAMPLES = [pytest.param(p, i, id=f"{p.id}-{i}") for p in all_passes() for i, _ in enumerate(p.examples)]
 
 
 def _target(p: Pass, index: int) -> Version:
@@ -131,7 +129,31 @@ def test_passes_with_non_word_triggers_need_a_match_on_a_line_of_code() -> None:
         "def f(x):\n    # was: from torch.cuda import amp\n    return x\n"
     )
     assert relevant_passes(docs_only, amp) == []
-    for code in ["from torch.cuda import amp\n\nwith amp.autocast():\n    pass\n",
-                 "import torch\n\ndef f():\n    with torch.cuda.amp.autocast():\n        pass\n",
-                 "if x: from torch.cuda import amp\n"]:
+    for code in [
+        "from torch.cuda import amp\n\nwith amp.autocast():\n    pass\n",
+        "import torch\n\ndef f():\n    with torch.cuda.amp.autocast():\n        pass\n",
+        "if x: from torch.cuda import amp\n",
+    ]:
         assert relevant_passes(code, amp) == amp, code
+
+
+@pytest.mark.parametrize(
+    ("code", "kept"),
+    [
+        ("import torch\nstate = torch.load(path, map_location='cpu', weights_only=True)\n", False),
+        ("import torch\nstate = torch.load(path, map_location='cpu')\n", True),
+        ("import torch\nstate = torch.load(path, **opts)\n", True),
+        ("import functools\nimport torch\nloader = functools.partial(torch.load, weights_only=True)\n", True),
+        ("from torch import load as L\nstate = L(path, weights_only=True)\nother = L(path)\n", True),
+        ("import torch\ns = torch.optim.lr_scheduler.StepLR(opt, 10)\n", False),
+        ("import torch\ns = torch.optim.lr_scheduler.StepLR(opt, 10, verbose=True)\n", True),
+        ("import torch\ns = torch.optim.lr_scheduler.StepLR(opt, 10, 0.1, -1, False)\n", True),
+    ],
+)
+def test_call_filters_skip_calls_already_in_the_new_form(code: str, kept: bool) -> None:
+    passes = [get_pass("torch-load-weights-only"), get_pass("lr-verbose")]
+    assert bool(relevant_passes(code, passes)) is kept
+    assert bool(relevant_passes(code, passes, full=True)) is kept
+    if not kept:  # and skipping is right: without the precheck nothing changes either
+        plain = migrate_text(code, passes, precheck=False)
+        assert plain.code == code and not plain.findings

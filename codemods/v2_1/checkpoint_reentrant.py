@@ -19,12 +19,21 @@ behaviour with hooks or in-place ops, so switching is left to you: review it aft
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.transform import CallContext, fix_commas, kwarg, make_kwarg
 
+
+def _may_lack_use_reentrant(call: ast.Call) -> bool:
+    """Precheck: a call that passes ``use_reentrant=`` by keyword needs nothing (see ``rewrite`` below)."""
+    return not any(keyword.arg == "use_reentrant" for keyword in call.keywords)
+
+
 PASS = Pass(
+    call_filter=_may_lack_use_reentrant,
     id="checkpoint-reentrant",
     release="2.1",
     kind=DEPRECATION,

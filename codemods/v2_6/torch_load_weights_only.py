@@ -24,13 +24,22 @@ to the user (for trusted files only), as is allow-listing classes with `torch.se
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from torchmigrate.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.transform import PassTransformer, arg, fix_commas, has_star_args, kwarg, make_kwarg
 
+
+def _may_lack_weights_only(call: ast.Call) -> bool:
+    """Precheck: only a call without ``weights_only=`` (or with ``**kwargs``) can need this pass."""
+    return not any(keyword.arg == "weights_only" for keyword in call.keywords)
+
+
 PASS = Pass(
+    call_filter=_may_lack_weights_only,
     id="torch-load-weights-only",
     release="2.6",
     kind=BEHAVIOUR,

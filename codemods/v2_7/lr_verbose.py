@@ -21,6 +21,8 @@ only thing lost is the printed message, which the finding points out when it was
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from torchmigrate.passes import SAFE, Example, Pass
@@ -49,7 +51,21 @@ POSITIONAL = {
 }
 _MODULE = "torch.optim.lr_scheduler"
 
+
+def _may_pass_verbose(call: ast.Call) -> bool:
+    """Precheck: only a call with ``verbose=``, ``**kwargs``/``*args`` or more positional arguments than the scheduler
+    takes today can need this pass."""
+    if any(keyword.arg in (None, "verbose") for keyword in call.keywords):
+        return True
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return len(call.args) > POSITIONAL.get(name, min(POSITIONAL.values()))
+
+
 PASS = Pass(
+    call_filter=_may_pass_verbose,
     id="lr-verbose",
     release="2.7",
     safety=SAFE,

@@ -122,9 +122,7 @@ class BulkRun:
         self.write = write
         self.runner = runner
         self.git = git if git is not None and (git.branch or git.commit) else None
-        self.repos = [
-            RepoOutcome(path=str(root), options=root_options(root, options, detect)) for root, options, detect in roots
-        ]
+        self.repos = [RepoOutcome(path=str(root), options=root_options(root, options, detect)) for root, options, detect in roots]
         self._planner = planner or (lambda index: plan_tasks([self.paths[index]], self.repos[index].options, False))
         self._on_branch: set[Path] = set()
 
@@ -212,8 +210,15 @@ def render_table(repos: Sequence[RepoOutcome], *, written: bool) -> str:
     verb = "changed" if written else "would change"
     header = ["repository", "files", verb, "edits", "findings", "errors", "git"]
     rows = [
-        [r.path, str(r.summary.scanned), str(r.summary.changed), str(r.summary.edits), str(r.summary.findings),
-         str(r.summary.errors), r.git_status]
+        [
+            r.path,
+            str(r.summary.scanned),
+            str(r.summary.changed),
+            str(r.summary.edits),
+            str(r.summary.findings),
+            str(r.summary.errors),
+            r.git_status,
+        ]
         for r in repos
     ]
     total = Summary()

@@ -134,8 +134,7 @@ class ResultCache:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute(
-                "CREATE TABLE IF NOT EXISTS results (path TEXT, options TEXT, key TEXT, value TEXT, "
-                "PRIMARY KEY (path, options))"
+                "CREATE TABLE IF NOT EXISTS results (path TEXT, options TEXT, key TEXT, value TEXT, PRIMARY KEY (path, options))"
             )
             self._db = db
         except (OSError, sqlite3.Error):

@@ -53,8 +53,11 @@ class JsonReportWriter:
         folder = path.parent if str(path.parent) else Path(".")
         fd, self._tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=".tmp")
         self._out: IO[str] = os.fdopen(fd, "w", encoding="utf-8")
-        head = {"schema_version": SCHEMA_VERSION, "tool": {"name": "torchmigrate", "version": __version__},
-                "run": {"to": to, "mode": mode}}
+        head = {
+            "schema_version": SCHEMA_VERSION,
+            "tool": {"name": "torchmigrate", "version": __version__},
+            "run": {"to": to, "mode": mode},
+        }
         self._out.write(json.dumps(head, ensure_ascii=False)[:-1] + ', "files": [')
         self._first = True
 

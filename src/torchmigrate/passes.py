@@ -6,6 +6,7 @@ examples, and either declarative renames or call rewriters / a transformer (see 
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
 import re
@@ -121,6 +122,9 @@ class Pass:
     doc: str = ""
     call_rewriters: dict[str, CallRewriter] = field(default_factory=dict)
     transformer: type[PassTransformer] | None = None
+    # Precheck (stdlib ast): can this call of one of the pass's qualified names need the pass? ``None``: every call
+    # can. A pass with a filter must act only on calls that pass it and on non-call references to its names.
+    call_filter: Callable[[ast.Call], bool] | None = None
     # ``files="project"``: the pass rewrites project files (requirements, pyproject.toml, setup.cfg/setup.py, Dockerfiles, CI
     # files) with ``project_rewrite`` instead of Python code; it runs for every target ``>= release`` (it compares the
     # file's own pins with the target, so ``--from`` does not gate it). See :mod:`torchmigrate.projectfiles`.

@@ -126,7 +126,7 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
 class Scan:
     """What one parsed file uses, collected in one walk of its ``ast`` (or of the statements that matter)."""
 
-    __slots__ = ("words", "strings", "qualnames", "bound")
+    __slots__ = ("words", "strings", "qualnames", "bound", "bindings", "stars", "calls", "value_chains")
 
     def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
         words: set[str] = set()  # identifiers, attribute chains and import paths as written
@@ -136,10 +136,18 @@ class Scan:
         paths: set[str] = set()  # dotted names in import statements
         stars: set[str] = set()  # modules star-imported
         bare: set[int] = set()
+        calls: list[ast.Call] = []  # for passes with a call filter
+        call_funcs: set[int] = set()  # ids of the callee nodes of those calls (walk order: a call before its callee)
+        value_chains: set[str] = set()  # names and chains used other than as a callee
         for node in _nodes(tree, lines):
             kind = type(node)
             if kind is ast.Name:
                 words.add(node.id)  # type: ignore[attr-defined]
+                if id(node) not in call_funcs:
+                    value_chains.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                calls.append(node)  # type: ignore[arg-type]
+                call_funcs.add(id(node.func))  # type: ignore[attr-defined]
             elif kind is ast.Attribute:
                 parts = [node.attr]  # type: ignore[attr-defined]
                 value = node.value  # type: ignore[attr-defined]
@@ -150,6 +158,8 @@ class Scan:
                     parts.append(value.id)
                     chain = ".".join(reversed(parts))
                     chains.add(chain)
+                    if id(node) not in call_funcs:
+                        value_chains.add(chain)
                 else:
                     chain = ".".join(reversed(parts))
                 words.add(chain)
@@ -215,6 +225,61 @@ class Scan:
         self.strings = strings
         self.qualnames = qualnames
         self.bound = {name for names in bindings.values() for name in names} | stars
+        self.bindings = bindings
+        self.stars = stars
+        self.calls = calls
+        self.value_chains = value_chains
+
+    def resolve(self, chain: str) -> set[str]:
+        """The import-based qualified names a dotted ``chain`` as written may stand for."""
+        root, dot, rest = chain.partition(".")
+        return {bound + dot + rest for bound in self.bindings.get(root, ())} | {f"{m}.{chain}" for m in self.stars}
+
+
+def _callee(call: ast.Call) -> str | None:
+    parts: list[str] = []
+    node: ast.expr = call.func
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
+    """An import binds a local name through which a target can be used without spelling any trigger word
+    (``from torch.utils.checkpoint import checkpoint as ckpt``): such uses sit in statements a limited scan skipped."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    for local, bounds in scanned.bindings.items():
+        if any(t in local for t in plain):
+            continue
+        for bound in bounds:
+            for target in targets:
+                if target == bound or target.startswith(bound + "."):
+                    rest = target[len(bound) :]
+                    if not any(t in rest for t in plain):
+                        return True
+    return False
+
+
+def _filtered_hit(scanned: Scan, pass_: Pass, targets: frozenset[str], limited: bool) -> bool:
+    """With a call filter: a non-call reference to a target, or a call of one that the filter lets through (or, in a
+    limited scan, a use the scan could not see)."""
+    assert pass_.call_filter is not None
+    if limited and _hidden_alias(scanned, pass_, targets):
+        return True
+    for chain in scanned.value_chains:
+        if _references_names(scanned.resolve(chain), targets):
+            return True
+    for call in scanned.calls:
+        callee = _callee(call)
+        if callee is None:
+            continue
+        if _references_names(scanned.resolve(callee), targets) and pass_.call_filter(call):
+            return True
+    return False
 
 
 _NAMED = (
@@ -333,7 +398,11 @@ def pass_targets(pass_: Pass) -> frozenset[str] | None:
 
 
 def _references(scanned: Scan, targets: frozenset[str]) -> bool:
-    for name in scanned.qualnames:
+    return _references_names(scanned.qualnames, targets)
+
+
+def _references_names(names: Iterable[str], targets: frozenset[str]) -> bool:
+    for name in names:
         if name in targets:
             return True
         index = name.find(".")
@@ -376,7 +445,10 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     for pass_ in passes:
         targets = pass_targets(pass_)
         if targets is not None:
-            if _references(scanned, targets) or (limited and _binds_a_prefix(scanned, pass_, targets)):
+            aliased = limited and _binds_a_prefix(scanned, pass_, targets)
+            if aliased or (
+                _references(scanned, targets) and (pass_.call_filter is None or _filtered_hit(scanned, pass_, targets, limited))
+            ):
                 out.append(pass_)
             continue
         regex = _word_regex(pass_.triggers)

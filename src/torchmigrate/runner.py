@@ -227,4 +227,3 @@ def run_tasks(
         yield from runner.run(tasks, write=write)
     finally:
         runner.close()
-

@@ -12,13 +12,14 @@ import re
 import tokenize
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod import CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import (
+    BaseMetadataProvider,
     ParentNodeProvider,
     PositionProvider,
     QualifiedNameProvider,
@@ -27,6 +28,9 @@ from libcst.metadata import (
 )
 
 from torchmigrate.results import Edit, Finding
+
+_UNDEFINED: Any = object()
+_M = TypeVar("_M")
 
 if TYPE_CHECKING:
     from torchmigrate.passes import Pass
@@ -323,7 +327,10 @@ class PassTransformer(ContextAwareTransformer):
     Metadata is resolved on the *original* tree: look names up on ``original_node``, build on ``updated_node``.
     """
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, PositionProvider, ParentNodeProvider, ScopeProvider)
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
+    # Resolved on first use only: most files that reach libcst need few positions or parents, and each provider is a
+    # whole extra visit of the tree (PositionProvider alone costs about a third of the scope analysis).
+    LAZY_METADATA = (PositionProvider, ParentNodeProvider)
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context)
@@ -332,6 +339,19 @@ class PassTransformer(ContextAwareTransformer):
         self._global_names: set[str] | None = None
         self._module_imports: list[tuple[str, str]] | None = None
         self._removed: list[cst.SimpleStatementLine] = []
+
+    def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
+        if key in self.LAZY_METADATA and key not in self.metadata:
+            wrapper = self.context.wrapper
+            if wrapper is None:
+                raise KeyError(f"{key.__name__}: no MetadataWrapper")
+            self.metadata = {**self.metadata, key: wrapper.resolve(key)}
+        if key in self.LAZY_METADATA:
+            table = self.metadata[key]
+            return cast(_M, table[node] if default is _UNDEFINED else table.get(node, default))
+        if default is _UNDEFINED:
+            return super().get_metadata(key, node)
+        return super().get_metadata(key, node, default)
 
     # Guarded legacy code is skipped whole.
     def on_visit(self, node: cst.CSTNode) -> bool:
