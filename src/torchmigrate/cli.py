@@ -37,6 +37,7 @@ class Color(str, Enum):
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
 
 EXIT_OK, EXIT_CHECK, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def _fail(message: str) -> typer.Exit:
@@ -179,6 +180,12 @@ def migrate(
         if to is None:
             raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
         raise _fail("no PATH given: name the files or folders to migrate")
+    for flag, value in (("--to", to), ("--from", from_)):
+        if value is not None:
+            try:
+                parse_version(value)
+            except VersionError as exc:
+                raise _fail(f"{flag}: {exc}") from None
     missing = [str(p) for p in all_paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
@@ -241,6 +248,11 @@ def migrate(
             if len(bulk.repos) > 1 or bulk.git is not None:
                 typer.echo(render_table(bulk.repos, written=write), err=True, nl=False)
             reporter.finish(summary)
+    except KeyboardInterrupt:
+        # Writes are atomic and hold Ctrl-C back until done (files.write_atomic): every file is whole, old or new.
+        outcome = "each file is either fully migrated or as it was" if write else "nothing was written"
+        typer.echo(f"migrate: interrupted: {outcome}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         if bar is not None:
             bar.stop()
