@@ -163,7 +163,7 @@ def migrate(
         try:
             limit = parse_version(to) if to else None
         except VersionError as exc:
-            raise _fail(str(exc)) from None
+            raise _fail(f"--to: {exc}") from None
         for p in all_passes():
             if limit is None or p.version <= limit:
                 typer.echo(p.summary_line)
@@ -194,6 +194,12 @@ def migrate(
         plans = config.plan(all_paths, overrides, config_file, isolated)
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
+    for root_plan in plans:
+        chosen = root_plan.options.select or ()
+        above = [p for p in all_passes() if p.id in chosen and p.version > root_plan.options.to]
+        if above:
+            named = ", ".join(f"{p.id} ({p.release})" for p in above)
+            raise _fail(f"--select names a pass above --to {root_plan.options.to}: {named}; raise --to or drop it")
     if (git_branch or git_commit) and (diff or check):
         raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
     if executor not in ("local", "ray"):
