@@ -67,6 +67,8 @@ TABS_AFTER = (
 )
 SYNTAX_ERROR = b"import torch\nep = torch.export.export_for_inference(model, (x,)\n"
 PYTHON2 = b'import torch\nprint "exporting"\nep = torch.export.export_for_inference(model, (x,))\n'
+DEEP_PARENS = ("import torch\nx = " + "(" * 100_000 + "1" + ")" * 100_000 + "\n" + LEGACY).encode()
+DEEP_BOOL = ("import torch\nx = " + " and ".join(["a"] * 50_000) + "\n" + LEGACY).encode()
 NUL_JUNK = bytes(range(256)) * 4
 UTF8_JUNK = b"\x89PNG\r\n\x1a\n" + bytes(range(128, 256)) * 8
 BIG_LINE = "value_{0} = compute(alpha, beta[{0}], 'a string without trigger words {0}')  # comment\n"
@@ -125,6 +127,13 @@ def make_tree(base: Path) -> tuple[Path, Path, dict[str, tuple[bytes, bytes, str
             f"file too large to migrate ({len(huge_legacy):,} characters, limit {MAX_PARSE_CHARS:,}); left as it was",
         ),
         "pkg/readonly.py": (LEGACY.encode(), LEGACY.encode(), "file is read-only; left as it was"),
+        # Nesting that overflows the stack of libcst's native parser (a segfault that would end the run) is stopped first.
+        "pkg/deep_parens.py": (DEEP_PARENS, DEEP_PARENS, "cannot parse: line 2: too many nested parentheses"),
+        "pkg/deep_bool.py": (
+            DEEP_BOOL,
+            DEEP_BOOL,
+            "cannot parse: line 2: an and/or chain of 50000 operands is too deep to rewrite",
+        ),
         "pkg/script.py": (b"#!/usr/bin/env python\n" + LEGACY.encode(), b"#!/usr/bin/env python\n" + MIGRATED.encode(), None),
         "rodir/legacy.py": (LEGACY.encode(), LEGACY.encode(), "folder is read-only; file left as it was"),
         "z_after_errors.py": (LEGACY.encode(), MIGRATED.encode(), None),
@@ -141,6 +150,7 @@ def make_tree(base: Path) -> tuple[Path, Path, dict[str, tuple[bytes, bytes, str
     (root / "linked_pkg").symlink_to("pkg", target_is_directory=True)
     (root / "pkg" / "outside_link.py").symlink_to(outside / "foreign.py")
     (root / "outside_dir").symlink_to(outside, target_is_directory=True)
+    (root / "pkg" / "dangling.py").symlink_to("no_such_file.py")  # reported, and never created
     return root, outside, cases
 
 
@@ -156,20 +166,21 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
     (root / "rodir").chmod(0o755)
 
 
-REAL_FILES = 17  # the entries of `cases`; the symlinks add nothing
+REAL_FILES = 19  # the entries of `cases`; the symlinks add nothing but the dangling one, which is reported
 
 
 def test_exit_code_and_summary(run: Run) -> None:
-    errors = sum(1 for _, _, error in run.cases.values() if error)
+    errors = sum(1 for _, _, error in run.cases.values() if error) + 1  # the dangling link
     changed = sum(1 for before, after, _ in run.cases.values() if before != after)
+    scanned = REAL_FILES + 1
     assert len(run.cases) == REAL_FILES
     assert run.write.returncode == 2, run.write.stderr.decode()
     assert run.write.stdout == b""
-    assert run.stderr_lines()[-1] == f"torchmigrate: {REAL_FILES} files scanned, {changed} changed, 0 findings, {errors} errors"
+    assert run.stderr_lines()[-1] == f"torchmigrate: {scanned} files scanned, {changed} changed, 0 findings, {errors} errors"
     # --diff writes nothing, so the two files that cannot be written are not errors there: they would change.
     assert run.diff.returncode == 2
     assert run.diff.stderr.decode().splitlines()[-1] == (
-        f"torchmigrate: {REAL_FILES} files scanned, {changed + 2} would change, 0 findings, {errors - 2} errors"
+        f"torchmigrate: {scanned} files scanned, {changed + 2} would change, 0 findings, {errors - 2} errors"
     )
 
 
@@ -190,6 +201,8 @@ def test_exit_code_and_summary(run: Run) -> None:
         "pkg/big.py",
         "pkg/huge_legacy.py",
         "pkg/readonly.py",
+        "pkg/deep_parens.py",
+        "pkg/deep_bool.py",
         "pkg/script.py",
         "rodir/legacy.py",
         "z_after_errors.py",
@@ -232,6 +245,14 @@ def test_symlinks_are_never_followed_out_of_the_root_nor_processed_twice(run: Ru
     for output in (run.diff.stdout, run.diff.stderr, run.write.stderr):
         for name in (b"zz_link_to_legacy", b"linked_pkg", b"outside"):
             assert name not in output
+
+
+def test_a_dangling_symlink_is_reported_and_not_created(run: Run) -> None:
+    link = run.root / "pkg" / "dangling.py"
+    assert link.is_symlink() and not link.exists()
+    assert [line for line in run.stderr_lines() if "dangling" in line] == [
+        "proj/pkg/dangling.py: error: cannot read: No such file or directory"
+    ]
 
 
 def test_no_temporary_files_are_left(run: Run) -> None:

@@ -38,6 +38,9 @@ __all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_C
 
 MAX_PARSE_CHARS = 4_000_000
 """Files longer than this that need parsing are reported and left alone: libcst needs minutes for them."""
+MAX_BOOL_OPERANDS = 1000
+"""libcst nests ``a and b and …`` one level per operand; far beyond this its native parser overflows the stack."""
+_BOOL_WORD = re.compile(r"\b(?:and|or)\b")
 
 
 class _Counter:
@@ -160,12 +163,16 @@ def _precheck(text: str) -> str | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(text)
+            tree = ast.parse(text)
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
         return f"cannot parse: {where}{exc.msg}"
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"cannot parse: {type(exc).__name__}: {_one_line(exc)}"
+    if len(_BOOL_WORD.findall(text)) > MAX_BOOL_OPERANDS:  # the stdlib keeps and/or chains flat; libcst does not
+        for node in ast.walk(tree):
+            if isinstance(node, ast.BoolOp) and len(node.values) > MAX_BOOL_OPERANDS:
+                return f"cannot parse: line {node.lineno}: an and/or chain of {len(node.values)} operands is too deep to rewrite"
     return None
 
 
