@@ -78,11 +78,10 @@ def _env() -> dict[str, str]:
 @pytest.mark.parametrize(
     "command",
     [
-        [str(MIGRATE), "--to", "2.12", "--diff", "."],
         [sys.executable, "-m", "torchmigrate", "--to", "2.12", "--diff", "."],
         [str(MIGRATE), "--to", "2.12", "."],
     ],
-    ids=["diff", "module-diff", "write"],
+    ids=["module-diff", "write"],
 )
 def test_migrate_never_executes_user_code(tree: tuple[Path, Path], command: list[str]) -> None:
     project, markers = tree
