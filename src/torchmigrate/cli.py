@@ -195,8 +195,8 @@ def migrate(
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for root_plan in plans:
-        chosen = root_plan.options.select or ()
-        above = [p for p in all_passes() if p.id in chosen and p.version > root_plan.options.to]
+        selected = root_plan.options.select or ()
+        above = [p for p in all_passes() if p.id in selected and p.version > root_plan.options.to]
         if above:
             named = ", ".join(f"{p.id} ({p.release})" for p in above)
             raise _fail(f"--select names a pass above --to {root_plan.options.to}: {named}; raise --to or drop it")
