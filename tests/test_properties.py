@@ -137,8 +137,7 @@ def block(draw: st.DrawFn, indent: str, unit: str, depth: int, legacy: bool) -> 
         kinds = ["simple", "simple", "blank"]
         if depth < 3:
             kinds += ["def", "class", "if", "for", "try", "with"]
-        if legacy and CHANGING and depth == 0:
-            # Module level only, for now: nested, a function-local `from torch… import X` meets LOCAL_IMPORT_BUG below.
+        if legacy and CHANGING:
             kinds += ["legacy"]
         if legacy and UNCHANGED:  # unchanged by their own pass, but a later pass may rewrite them
             kinds += ["lookalike"]
@@ -251,18 +250,7 @@ def nest(code: str, rng: random.Random) -> str:
     )
 
 
-# Found by this test, not fixed yet: a call rewriter on a name bound by a *function-local* `from torch… import X` adds a
-# module-level import of the new API but leaves the local import, which shadows it — the rewritten call still reaches
-# the old API (with the new API's arguments), and a second run rewrites it again.
-LOCAL_IMPORT_BUG = {"linalg-removed-4", "amp-namespace-3", "amp-namespace-6"}
-
-
-def _example_param(p: Pass, i: int, e: Example) -> object:
-    marks = [pytest.mark.xfail(strict=True, reason="function-local from-import shadows the rewrite")]
-    return pytest.param(p, i, e, id=f"{p.id}-{i}", marks=marks if f"{p.id}-{i}" in LOCAL_IMPORT_BUG else [])
-
-
-@pytest.mark.parametrize(("p", "number", "example"), [_example_param(p, i, e) for p, i, e in EXAMPLES])
+@pytest.mark.parametrize(("p", "number", "example"), EXAMPLES, ids=[f"{p.id}-{i}" for p, i, _ in EXAMPLES])
 def test_every_example_nested_with_random_indentation(p: Pass, number: int, example: Example) -> None:
     code = nest(example.before, random.Random(f"{p.id}-{number}"))  # random, and the same on every run
     check_output_parses_and_is_a_fixed_point(code)
