@@ -31,7 +31,7 @@ from torchmigrate.transform import CallContext
 MIGRATE = Path(sys.executable).with_name("migrate")
 # Only the two bundled export passes run, so the expected bytes below stay exact whatever passes are added later.
 SELECT = ("--select", "export-for-inference,export-for-training")
-ARGS = ("--to", "2.12", *SELECT)
+ARGS = ("--to", "2.12", "--no-cache", *SELECT)
 
 LEGACY = "import torch\n\nep = torch.export.export_for_inference(model, (x,))\n"
 MIGRATED = "import torch\n\nep = torch.export.export(model, (x,), strict=True).run_decompositions()\n"
@@ -302,7 +302,7 @@ def test_a_pass_that_raises_leaves_its_file_untouched_and_the_rest_migrated(cwd:
     (cwd / "a.py").write_text(LEGACY)
     (cwd / "b.py").write_text(crash)
     (cwd / "c.py").write_text(LEGACY)
-    result = runner.invoke(app, ["--to", "2.12", "--select", "export-for-inference,boom", "."])
+    result = runner.invoke(app, ["--to", "2.12", "--no-cache", "--jobs", "1", "--select", "export-for-inference,boom", "."])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "b.py: error: pass boom failed: RuntimeError: kaboom",
@@ -327,7 +327,7 @@ def test_new_text_the_files_encoding_cannot_hold_is_an_error(cwd: Path, monkeypa
     with_passes(monkeypatch, omega)
     (cwd / "latin1.py").write_bytes(LATIN1_BEFORE.replace(b"export_for_inference", b"export_for_training"))
     (cwd / "utf8.py").write_text("import torch\nep = torch.export.export_for_training(m, (x,))\n")
-    result = runner.invoke(app, ["--to", "2.9", "--select", "to-omega", "."])
+    result = runner.invoke(app, ["--to", "2.9", "--no-cache", "--jobs", "1", "--select", "to-omega", "."])
     assert result.exit_code == 2
     assert result.stderr.splitlines()[0] == (
         "latin1.py: error: new text cannot be encoded in the file's encoding (latin-1): ordinal not in range(256)"
@@ -347,7 +347,7 @@ def test_a_failing_write_leaves_the_original_and_no_temporary_file(cwd: Path, mo
     monkeypatch.setattr(torchmigrate.files.os, "replace", replace)
     (cwd / "a.py").write_text(LEGACY)
     (cwd / "b.py").write_text(LEGACY)
-    result = runner.invoke(app, [*ARGS, "."])
+    result = runner.invoke(app, [*ARGS, "--jobs", "1", "."])
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "a.py: error: cannot write: No space left on device",
@@ -370,7 +370,7 @@ def test_ctrl_c_during_a_write_finishes_that_file_then_stops(cwd: Path, monkeypa
     monkeypatch.setattr(torchmigrate.files.tempfile, "mkstemp", mkstemp)
     (cwd / "a.py").write_text(LEGACY)
     (cwd / "b.py").write_text(LEGACY)
-    result = runner.invoke(app, [*ARGS, "."])
+    result = runner.invoke(app, [*ARGS, "--jobs", "1", "."])
     assert result.exit_code == 130
     assert result.stderr.splitlines() == ["migrate: interrupted: each file is either fully migrated or as it was"]
     assert (cwd / "a.py").read_text() == MIGRATED  # the write in progress completed
