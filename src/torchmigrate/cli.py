@@ -37,6 +37,7 @@ class Color(str, Enum):
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None)
 
 EXIT_OK, EXIT_CHECK, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def _fail(message: str) -> typer.Exit:
@@ -162,7 +163,7 @@ def migrate(
         try:
             limit = parse_version(to) if to else None
         except VersionError as exc:
-            raise _fail(str(exc)) from None
+            raise _fail(f"--to: {exc}") from None
         for p in all_passes():
             if limit is None or p.version <= limit:
                 typer.echo(p.summary_line)
@@ -179,6 +180,12 @@ def migrate(
         if to is None:
             raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
         raise _fail("no PATH given: name the files or folders to migrate")
+    for flag, value in (("--to", to), ("--from", from_)):
+        if value is not None:
+            try:
+                parse_version(value)
+            except VersionError as exc:
+                raise _fail(f"{flag}: {exc}") from None
     missing = [str(p) for p in all_paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
@@ -187,6 +194,12 @@ def migrate(
         plans = config.plan(all_paths, overrides, config_file, isolated)
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
+    for root_plan in plans:
+        selected = root_plan.options.select or ()
+        above = [p for p in all_passes() if p.id in selected and p.version > root_plan.options.to]
+        if above:
+            named = ", ".join(f"{p.id} ({p.release})" for p in above)
+            raise _fail(f"--select names a pass above --to {root_plan.options.to}: {named}; raise --to or drop it")
     if (git_branch or git_commit) and (diff or check):
         raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
     if executor not in ("local", "ray"):
@@ -241,6 +254,11 @@ def migrate(
             if len(bulk.repos) > 1 or bulk.git is not None:
                 typer.echo(render_table(bulk.repos, written=write), err=True, nl=False)
             reporter.finish(summary)
+    except KeyboardInterrupt:
+        # Writes are atomic and hold Ctrl-C back until done (files.write_atomic): every file is whole, old or new.
+        outcome = "each file is either fully migrated or as it was" if write else "nothing was written"
+        typer.echo(f"migrate: interrupted: {outcome}", err=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None
     finally:
         if bar is not None:
             bar.stop()

@@ -6,8 +6,10 @@ import codecs
 import contextlib
 import io
 import os
+import signal
 import stat
 import tempfile
+import threading
 import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ __all__ = ["SourceFile", "SourceError", "discover", "display_path", "read_source
 
 SKIP_DIRS = frozenset({"__pycache__", "node_modules", "site-packages", "build", "dist", "venv", "env", "_build", "htmlcov"})
 SOURCE_SUFFIXES = (".py", ".ipynb")
+TMP_SUFFIX = ".torchmigrate.tmp"
 # Hidden folders that hold CI files (only those files are taken from them: see ``pins.project_kind``).
 CI_DIRS = frozenset({".github", ".circleci"})
 
@@ -60,7 +63,37 @@ def decode_source(path: Path, data: bytes) -> SourceFile:
 
 
 def encode(text: str, encoding: str) -> bytes:
-    return text.encode(encoding)
+    """``text`` in the file's own encoding; ``SourceError`` when a character has no byte form there."""
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        raise SourceError(f"new text cannot be encoded in the file's encoding ({exc.encoding}): {exc.reason}") from exc
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT back while the block runs, then deliver it: a write is never abandoned half-way.
+
+    Only the main thread can install signal handlers; elsewhere the block just runs.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        received.append(signum)
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+        if received:
+            if callable(previous):
+                previous(signal.SIGINT, None)
+            elif previous != signal.SIG_IGN:
+                raise KeyboardInterrupt
 
 
 def write_atomic(path: Path, data: bytes, expected_old: bytes | None = None) -> None:
@@ -76,6 +109,12 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes | None = None) -> 
         raise SourceError(f"cannot stat: {exc.strerror or exc}") from exc
     if not st.st_mode & stat.S_IWUSR:
         raise SourceError("file is read-only; left as it was")
+    try:
+        folder_mode = real.parent.stat().st_mode
+    except OSError as exc:
+        raise SourceError(f"cannot stat its folder: {exc.strerror or exc}") from exc
+    if not folder_mode & stat.S_IWUSR:
+        raise SourceError("folder is read-only; file left as it was")
     if expected_old is not None:
         try:
             current = real.read_bytes()
@@ -83,24 +122,25 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes | None = None) -> 
             raise SourceError(f"cannot re-read before writing: {exc.strerror or exc}") from exc
         if current != expected_old:
             raise SourceError("file changed on disk during the run; left as it is")
-    tmp_name: str | None = None
-    try:
-        fd, tmp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".torchmigrate.tmp")
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, stat.S_IMODE(st.st_mode))
-        with contextlib.suppress(OSError):
-            os.chown(tmp_name, st.st_uid, st.st_gid)
-        os.replace(tmp_name, real)
-        tmp_name = None
-    except OSError as exc:
-        raise SourceError(f"cannot write: {exc.strerror or exc}") from exc
-    finally:
-        if tmp_name is not None:
+    with interrupts_deferred():  # Ctrl-C waits until the file is replaced or the temporary file is gone
+        tmp_name: str | None = None
+        try:
+            fd, tmp_name = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=TMP_SUFFIX)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp_name, stat.S_IMODE(st.st_mode))
             with contextlib.suppress(OSError):
-                os.unlink(tmp_name)
+                os.chown(tmp_name, st.st_uid, st.st_gid)
+            os.replace(tmp_name, real)
+            tmp_name = None
+        except OSError as exc:
+            raise SourceError(f"cannot write: {exc.strerror or exc}") from exc
+        finally:
+            if tmp_name is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp_name)
 
 
 def display_path(path: Path) -> str:

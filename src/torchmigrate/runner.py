@@ -56,7 +56,7 @@ def write_result(path: Path, result: FileResult) -> None:
     """Write a changed result atomically; on failure the file stays as it was and ``result.error`` says why."""
     if not result.changed or result.new is None or result.old is None:
         return
-    try:
+    try:  # encode inside the try: a character the file's encoding cannot hold is an error, not a crash
         write_atomic(path, encode(result.new, result.encoding), expected_old=encode(result.old, result.encoding))
     except SourceError as exc:
         result.error = str(exc)

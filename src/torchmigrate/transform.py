@@ -20,6 +20,7 @@ from libcst.codemod import CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import (
     BaseMetadataProvider,
+    GlobalScope,
     ParentNodeProvider,
     PositionProvider,
     QualifiedNameProvider,
@@ -484,12 +485,18 @@ class PassTransformer(ContextAwareTransformer):
         if owner != module_name:  # a class member (an enum value): name the class, then the member
             cls, _, rest = qualname[len(owner) + 1 :].partition(".")
             return build_attrs(self.ref(f"{owner}.{cls}"), rest)
-        if module_name and name not in self.global_names():
+        if module_name and name not in self.global_names() and not self._bound_locally(name, like):
             AddImportsVisitor.add_needed_import(self.context, module_name, name)
             return cst.Name(name)
         needed = module_name if module_name not in AUTOLOADED else qualname.split(".")[0]
         AddImportsVisitor.add_needed_import(self.context, needed)
         return build_dotted(qualname)
+
+    def _bound_locally(self, name: str, like: cst.CSTNode | None) -> bool:
+        """Whether ``name`` is bound in a function or class scope around ``like`` (say a function-local
+        ``from torch import X``): a module-level import of that name would be shadowed there."""
+        scope = self.get_metadata(ScopeProvider, like, None) if like is not None else None
+        return scope is not None and not isinstance(scope, GlobalScope) and bool(scope[name])
 
     def _ensure_module(self, module_name: str) -> None:
         module_name = module_part(module_name)
