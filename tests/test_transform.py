@@ -154,3 +154,43 @@ def test_suppression_comments() -> None:
 def test_edits_carry_positions_and_pass_ids() -> None:
     result = migrate_text("import os\nfrom torch.distributed._tensor import DTensor\n", [MODULE_RENAME])
     assert [(e.line, e.col, e.pass_id) for e in result.edits] == [(2, 1, "test-module-rename")]
+
+
+@pytest.mark.parametrize(
+    ("code", "scheduled", "expected"),
+    [
+        (
+            "import functorch\nimport torch\nx = torch.func.vmap\n",
+            [("functorch", None, None)],
+            "import torch\nx = torch.func.vmap\n",
+        ),
+        ("import functorch\n__all__ = ['functorch']\n", [("functorch", None, None)], None),  # named in a string: kept
+        ("import functorch\ny = functorch.grad\n", [("functorch", None, None)], None),  # still used: kept
+        (
+            "from torch.export import export_for_inference as efi, export\nep = export(m, a)\n",
+            [("torch.export", "export_for_inference", "efi")],
+            "from torch.export import export\nep = export(m, a)\n",
+        ),
+        ("def f():\n    import functorch\n", [("functorch", None, None)], "def f():\n    pass\n"),
+        (
+            "import torch\nimport torch.distributed._tensor\nx = torch.nn\n",
+            [("torch.distributed._tensor", None, None)],
+            "import torch\nx = torch.nn\n",
+        ),
+        (
+            "import torch.distributed._tensor\nx = torch.distributed._tensor.DTensor\n",
+            [("torch.distributed._tensor", None, None)],
+            None,
+        ),
+    ],
+)
+def test_drop_unused_imports(code: str, scheduled: list[tuple[str, str | None, str | None]], expected: str | None) -> None:
+    import libcst as cst
+
+    from torchmigrate.transform import drop_unused_imports
+
+    out = drop_unused_imports(cst.parse_module(code), scheduled).code
+    assert out == (code if expected is None else expected)
+    protected = drop_unused_imports(cst.parse_module(code), scheduled, protected={code.splitlines()[0]}).code
+    if not code.startswith("def"):
+        assert protected.splitlines()[0] == code.splitlines()[0]  # a suppressed import line is never edited

@@ -26,9 +26,9 @@ from torchmigrate.transform import (
     SKIP_FILE,
     AddImports,
     PassTransformer,
-    RemoveImports,
     RenameTransformer,
     Sink,
+    drop_unused_imports,
     skips_file,
     suppressions,
 )
@@ -108,13 +108,14 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
         result.error = f"cannot parse: {_one_line(exc)}"
         return result
     code = text
-    for pass_ in passes:
-        if code == text and id(pass_) not in in_play:
-            continue  # the precheck showed it has nothing to act on in this (still unchanged) text
+    wrappers = Wrappers()
+    for index, pass_ in enumerate(passes):
+        if id(pass_) not in in_play:
+            continue  # the precheck showed it has nothing to act on in the current text
         if not trigger_regex((pass_,)).search(code):
             continue
         try:
-            module, sink = apply_pass(module, pass_, suppressions(code))
+            module, sink = apply_pass(module, pass_, suppressions(code), wrappers)
         except Exception as exc:  # a bug in one pass must not lose the file or stop the run
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {_one_line(exc)}"
@@ -130,6 +131,9 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
                 result.edits.extend(sink.edits)
                 result.passes_applied.append(pass_.id)
                 code = new_code
+                if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
+                    later = passes[index + 1 :]
+                    in_play = set(map(id, relevant_passes(code, later)))
     if code != text:
         problem = verify(code)
         if problem is not None:
@@ -218,8 +222,28 @@ def verify(code: str) -> str | None:
     return None
 
 
-def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[str] | None]) -> tuple[cst.Module, Sink]:
+class Wrappers:
+    """The metadata wrapper of the last tree seen: passes that leave the tree as it is share one metadata resolution
+    (scope and qualified names cost several visits of the whole tree)."""
+
+    def __init__(self) -> None:
+        self._module: cst.Module | None = None
+        self._wrapper: MetadataWrapper | None = None
+
+    def get(self, module: cst.Module) -> MetadataWrapper:
+        if self._wrapper is None or self._module is not module:
+            self._module, self._wrapper = module, MetadataWrapper(module)
+        return self._wrapper
+
+
+def apply_pass(
+    module: cst.Module,
+    pass_: Pass,
+    suppressed: dict[int, frozenset[str] | None],
+    wrappers: Wrappers | None = None,
+) -> tuple[cst.Module, Sink]:
     """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports."""
+    wrappers = wrappers or Wrappers()
     sink = Sink(pass_.id, pass_.safety.value, suppressed)
     steps: list[type[PassTransformer]] = []
     custom_renames = pass_.transformer is not None and issubclass(pass_.transformer, RenameTransformer)
@@ -230,7 +254,7 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
     elif pass_.call_rewriters:
         steps.append(PassTransformer)
     for step in steps:
-        wrapper = MetadataWrapper(module)
+        wrapper = wrappers.get(module)
         context = replace(CodemodContext(), wrapper=wrapper)
         transformer = step(context, pass_, sink)
         before_edits = len(sink.edits)
@@ -239,35 +263,13 @@ def apply_pass(module: cst.Module, pass_: Pass, suppressed: dict[int, frozenset[
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
         if AddImportsVisitor.CONTEXT_KEY in context.scratch:
             new_module = AddImports(context, sink.protected).transform_module(new_module)
-        if RemoveImportsVisitor.CONTEXT_KEY in context.scratch and not _still_used(context, new_module):
-            new_module = RemoveImports(context, sink.protected).transform_module(new_module)
+        scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY)
+        if scheduled:
+            new_module = drop_unused_imports(new_module, scheduled, sink.protected)
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]
     return module, sink
-
-
-def _still_used(context: CodemodContext, module: cst.Module) -> bool:
-    """True when every import scheduled for removal is plainly still used, so libcst's costly removal pass can be skipped.
-
-    ``RemoveImportsVisitor`` (a scope analysis of its own) removes a scheduled import only when nothing uses it any more.
-    Most rewrites keep using the import (``torch.x.old`` → ``torch.x.new``): when each scheduled binding is a simple
-    name that the new code still loads (stdlib ``ast``), the import stays whatever libcst would decide, so we skip it.
-    Anything else (a dotted ``import a.b``, a name no longer loaded) goes through libcst as before.
-    """
-    scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY) or []
-    names = set()
-    for module_name, obj, asname in scheduled:
-        bound = asname or obj or module_name
-        if "." in bound:
-            return False
-        names.add(bound)
-    try:
-        tree = ast.parse(module.code)
-    except (SyntaxError, ValueError, RecursionError):
-        return False
-    loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
-    return names <= loaded
 
 
 def _one_line(exc: BaseException) -> str:
