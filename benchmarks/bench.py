@@ -351,7 +351,7 @@ def main() -> int:
 
     n = len(paths)
     print(f"passes: {len(passes)} (--to {args.to}); files with a trigger word: {len(triggered)}; "
-          f"passes in play after the ast precheck: {in_play}; changed by migrate: {changed}")
+          f"files with a pass in play after the ast precheck: {in_play}; changed by migrate: {changed}")
     print(f"read                     {rate(n, t_read)}")
     print(f"ast.parse (1 core)       {rate(n, t_ast)}")
     print(f"libcst parse (1 core)    {rate(len(sample), t_cst)}  [sample of {len(sample)}]")
