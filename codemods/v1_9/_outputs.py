@@ -17,7 +17,7 @@ from collections.abc import Callable
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
-from torchmigrate.transform import PassTransformer
+from torchmigrate.transform import PassTransformer, kwarg
 
 # builds the replacement for the first output from the (updated) call, or returns None after reporting a finding
 Builder = Callable[["FirstOutputTransformer", cst.Call, cst.Call], "cst.BaseExpression | None"]
@@ -184,3 +184,9 @@ def negated(node: cst.BaseExpression) -> cst.BaseExpression:
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return cst.Name("False" if node.value == "True" else "True")
     return cst.UnaryOperation(operator=cst.Not(), expression=parenthesized(node))
+
+
+def keep_out(call: cst.Call, args: list[cst.Arg]) -> list[cst.Arg]:
+    """``args`` plus the call's ``out=`` keyword, when it has one (the linalg replacements take it too)."""
+    out = kwarg(call, "out")
+    return [*args, kw("out", out.value)] if out is not None else args

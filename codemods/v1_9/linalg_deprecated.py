@@ -51,6 +51,7 @@ from ._outputs import (
     FirstOutputTransformer,
     argument,
     call_with,
+    keep_out,
     kw,
     literal_bool,
     negated,
@@ -150,9 +151,7 @@ def cholesky(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     args = [pos(a.value)]
     if upper is not None and literal_bool(upper, False) is not False:
         args.append(kw("upper", upper.value))
-    out = kwarg(call, "out")
-    if out is not None:
-        args.append(kw("out", out.value))
+    args = keep_out(call, args)
     ctx.message = "torch.cholesky → torch.linalg.cholesky"
     return call_with(ctx.ref("torch.linalg.cholesky"), args)
 
@@ -168,9 +167,7 @@ def qr(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         args.append(pos(cst.SimpleString('"complete"')))
     elif flag is None and some is not None:
         args.append(pos(cst.IfExp(test=some.value, body=cst.SimpleString('"reduced"'), orelse=cst.SimpleString('"complete"'))))
-    out = kwarg(call, "out")
-    if out is not None:
-        args.append(kw("out", out.value))
+    args = keep_out(call, args)
     ctx.message = "torch.qr → torch.linalg.qr"
     return call_with(ctx.ref("torch.linalg.qr"), args)
 
@@ -203,9 +200,7 @@ def lu_solve(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     if b is None or lu_data is None or pivots is None or has_star_args(call):
         return None
     args = [pos(lu_data.value), pos(pivots.value), pos(b.value)]
-    out = kwarg(call, "out")
-    if out is not None:
-        args.append(kw("out", out.value))
+    args = keep_out(call, args)
     ctx.message = "torch.lu_solve(B, LU, piv) → torch.linalg.lu_solve(LU, piv, B)"
     return call_with(ctx.ref("torch.linalg.lu_solve"), args)
 
@@ -222,9 +217,7 @@ def chain_matmul(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     elements = [cst.Element(a.value, comma=comma) for a in matrices]
     elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     args = [pos(cst.List(elements))]
-    out = kwarg(call, "out")
-    if out is not None:
-        args.append(kw("out", out.value))
+    args = keep_out(call, args)
     ctx.message = "torch.chain_matmul(a, b, ...) → torch.linalg.multi_dot([a, b, ...])"
     return call_with(ctx.ref("torch.linalg.multi_dot"), args)
 

@@ -42,7 +42,7 @@ import libcst as cst
 from torchmigrate.passes import REMOVAL, REVIEW, Example, Pass
 from torchmigrate.transform import CallContext, has_star_args, kwarg
 
-from ..v1_9._outputs import FirstOutputTransformer, argument, call_with, kw, literal_bool, pos
+from ..v1_9._outputs import FirstOutputTransformer, argument, call_with, keep_out, kw, literal_bool, pos
 
 EIG = (
     "torch.eig was removed (RuntimeError since 1.13): eigenvalues are now complex — L = torch.linalg.eigvals(A) "
@@ -194,9 +194,7 @@ def matrix_rank(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         args += [kw("atol", tol.value), kw("rtol", cst.Float("0.0"))]
     if symmetric is not None and literal_bool(symmetric, False) is not False:
         args.append(kw("hermitian", symmetric.value))
-    out = kwarg(call, "out")
-    if out is not None:
-        args.append(kw("out", out.value))
+    args = keep_out(call, args)
     ctx.message = "torch.matrix_rank → torch.linalg.matrix_rank"
     return call_with(ctx.ref("torch.linalg.matrix_rank"), args)
 
