@@ -109,6 +109,7 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
         return result
     code = text
     wrappers = Wrappers()
+    wrappers.seed(module)
     for index, pass_ in enumerate(passes):
         if id(pass_) not in in_play:
             continue  # the precheck showed it has nothing to act on in the current text
@@ -229,6 +230,10 @@ class Wrappers:
     def __init__(self) -> None:
         self._module: cst.Module | None = None
         self._wrapper: MetadataWrapper | None = None
+
+    def seed(self, module: cst.Module) -> None:
+        """A tree fresh from the parser has no shared nodes, so its wrapper can skip libcst's defensive deep copy."""
+        self._module, self._wrapper = module, MetadataWrapper(module, unsafe_skip_copy=True)
 
     def get(self, module: cst.Module) -> MetadataWrapper:
         if self._wrapper is None or self._module is not module:
