@@ -274,7 +274,7 @@ def test_a_rename_transformer_subclass_replaces_the_default_step() -> None:
     import libcst as cst
 
     from torchmigrate.engine import migrate_text
-    from torchmigrate.transform import RenameTransformer
+    from torchmigrate.renames import RenameTransformer
 
     class KeepsImports(RenameTransformer):
         def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:

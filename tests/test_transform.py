@@ -187,7 +187,7 @@ def test_edits_carry_positions_and_pass_ids() -> None:
 def test_drop_unused_imports(code: str, scheduled: list[tuple[str, str | None, str | None]], expected: str | None) -> None:
     import libcst as cst
 
-    from torchmigrate.transform import drop_unused_imports
+    from torchmigrate.imports import drop_unused_imports
 
     out = drop_unused_imports(cst.parse_module(code), scheduled).code
     assert out == (code if expected is None else expected)

@@ -24,7 +24,8 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.transform import RenameTransformer, kwarg
+from torchmigrate.renames import RenameTransformer
+from torchmigrate.transform import kwarg
 
 TRANSFORMS = ("vmap", "grad", "grad_and_value", "vjp", "jvp", "jacrev", "jacfwd", "hessian", "functionalize")
 _NO_DROP_IN = {

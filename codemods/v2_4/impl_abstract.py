@@ -21,7 +21,8 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 
 from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.transform import RenameTransformer, Sink, fix_commas, kwarg
+from torchmigrate.renames import RenameTransformer
+from torchmigrate.transform import Sink, fix_commas, kwarg
 
 PASS = Pass(
     id="impl-abstract",

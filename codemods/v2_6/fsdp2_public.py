@@ -23,7 +23,8 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.transform import RenameTransformer, dotted_name
+from torchmigrate.renames import RenameTransformer
+from torchmigrate.transform import dotted_name
 
 _OLD = "torch.distributed._composable.fsdp"
 _SUBMODULE = f"{_OLD}.fully_shard"

@@ -19,19 +19,12 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
+from torchmigrate.imports import AddImports, drop_unused_imports
 from torchmigrate.passes import PROJECT, Pass, select_passes
 from torchmigrate.precheck import relevant_passes, trie_pattern
+from torchmigrate.renames import RenameTransformer
 from torchmigrate.results import FileResult
-from torchmigrate.transform import (
-    SKIP_FILE,
-    AddImports,
-    PassTransformer,
-    RenameTransformer,
-    Sink,
-    drop_unused_imports,
-    skips_file,
-    suppressions,
-)
+from torchmigrate.transform import SKIP_FILE, PassTransformer, Sink, skips_file, suppressions
 from torchmigrate.versions import OLDEST, Version
 
 __all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
