@@ -24,7 +24,7 @@ import ast
 import libcst as cst
 
 from torchmigrate.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.transform import CallContext, fix_commas, kwarg, make_kwarg
+from torchmigrate.transform import CallContext, kwarg, with_kwarg
 
 
 def _may_lack_use_reentrant(call: ast.Call) -> bool:
@@ -95,4 +95,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         ctx.finding("checkpoint(context_fn=/debug=) without use_reentrant raises ValueError: these need use_reentrant=False")
         return None
     ctx.message = "use_reentrant=True (the implicit default) made explicit; False is recommended"
-    return call.with_changes(args=fix_commas([*call.args, make_kwarg("use_reentrant", cst.Name("True"))]))
+    return with_kwarg(call, "use_reentrant", "True")

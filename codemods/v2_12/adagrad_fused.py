@@ -20,7 +20,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.passes import OPPORTUNITY, REVIEW, Example, Pass
-from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg
+from torchmigrate.transform import CallContext, has_star_args, kwarg, with_kwarg
 
 PASS = Pass(
     id="adagrad-fused",
@@ -59,4 +59,4 @@ def add_fused(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         if chosen is not None and not (isinstance(chosen.value, cst.Name) and chosen.value.value in ("False", "None")):
             return None
     ctx.message = "Adagrad: fused=True"
-    return call.with_changes(args=fix_commas([*call.args, make_kwarg("fused", cst.Name("True"))]))
+    return with_kwarg(call, "fused", "True")

@@ -30,7 +30,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from torchmigrate.passes import BEHAVIOUR, SAFE, Example, Pass
-from torchmigrate.transform import PassTransformer, arg, fix_commas, has_star_args, kwarg, make_kwarg
+from torchmigrate.transform import PassTransformer, arg, has_star_args, kwarg, with_kwarg
 
 
 def _may_lack_weights_only(call: ast.Call) -> bool:
@@ -174,9 +174,8 @@ class LoadTransformer(PassTransformer):
         if not self._feeds_load_state_dict(original_node):
             self.finding(original_node, "torch.load(...) without weights_only: " + _FINDING)
             return updated_node
-        args = fix_commas([*updated_node.args, make_kwarg("weights_only", cst.Name("True"))])
         self.edited(original_node, "torch.load feeds load_state_dict: weights_only=True (the 2.6 default) made explicit")
-        return updated_node.with_changes(args=args)
+        return with_kwarg(updated_node, "weights_only", "True")
 
     def _value_reference(self, node: cst.BaseExpression) -> None:
         """``torch.load`` used as a value (not called): ``functools.partial(torch.load, ...)``, ``f = torch.load``."""

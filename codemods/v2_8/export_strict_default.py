@@ -31,7 +31,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
-from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg
+from torchmigrate.transform import CallContext, has_star_args, kwarg, with_kwarg
 
 PASS = Pass(
     id="export-strict-default",
@@ -80,4 +80,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     if kwarg(call, "strict") is not None or has_star_args(call):
         return None
     ctx.message = "export(...): strict=True keeps the pre-2.8 default"
-    return call.with_changes(args=fix_commas([*call.args, make_kwarg("strict", cst.Name("True"))]))
+    return with_kwarg(call, "strict", "True")

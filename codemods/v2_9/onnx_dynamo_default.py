@@ -31,7 +31,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.passes import BEHAVIOUR, REVIEW, Example, Pass
-from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg
+from torchmigrate.transform import CallContext, fix_commas, has_star_args, kwarg, make_kwarg, with_kwarg
 
 TORCHSCRIPT_ONLY = (
     "dynamic_axes",
@@ -129,7 +129,7 @@ def rewrite_export(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | Non
         )
         return None
     ctx.message = f"torch.onnx.export: dynamo=False keeps the TorchScript exporter ({', '.join(legacy)})"
-    return call.with_changes(args=fix_commas([*call.args, make_kwarg("dynamo", cst.Name("False"))]))
+    return with_kwarg(call, "dynamo", "False")
 
 
 @PASS.rewrites_calls("torch.onnx.dynamo_export")

@@ -191,6 +191,12 @@ def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
     )
 
 
+def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression | str) -> cst.Call:
+    """``call`` with ``name=value`` appended (a string is taken as a name, e.g. ``"True"``), commas mended."""
+    expr = cst.Name(value) if isinstance(value, str) else value
+    return call.with_changes(args=fix_commas([*call.args, make_kwarg(name, expr)]))
+
+
 # --- version guards -----------------------------------------------------------------------------------------
 
 _VERSION_TEST = re.compile(
