@@ -517,6 +517,8 @@ class _BranchFinder(cst.CSTVisitor):
 class JitToExport(PassTransformer):
     """Analyses the whole file first (traces, their uses, saves, loads), then rewrites what is consistent."""
 
+    SLICEABLE = False  # it follows a traced or scripted function or class to its definition, wherever that is in the file
+
     def visit_Module(self, node: cst.Module) -> bool:
         self.trace_plans: dict[cst.Call, _Chain] = {}
         self.script_calls: dict[cst.Call, _Chain] = {}

@@ -135,6 +135,8 @@ class _Mentions29500(cst.CSTVisitor):
 
 @PASS.uses
 class TorchrunPortTransformer(PassTransformer):
+
+    SLICEABLE = False  # whether a torchrun launch needs a finding depends on a MASTER_PORT set anywhere in the file
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self.active = False

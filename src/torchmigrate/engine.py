@@ -24,6 +24,7 @@ from torchmigrate.passes import PROJECT, Pass, select_passes
 from torchmigrate.precheck import relevant_passes, trie_pattern
 from torchmigrate.renames import RenameTransformer
 from torchmigrate.results import FileResult
+from torchmigrate.slicing import Slice, make_slice
 from torchmigrate.transform import SKIP_FILE, PassTransformer, Sink, skips_file, suppressions
 from torchmigrate.versions import OLDEST, Version
 
@@ -88,14 +89,61 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
     in_play = set(map(id, relevant_passes(text, passes))) if precheck else set(map(id, passes))
     if not in_play:
         return result
-    problem = _precheck(text)
-    if problem is not None:
+    problem, tree = _precheck(text)
+    if problem is not None or tree is None:
         result.new = None
         result.error = problem
         return result
+    newline = dominant_newline(text)
+    active = [p for p in passes if id(p) in in_play]
+    if precheck and SLICING.enabled and all(getattr(p.transformer, "SLICEABLE", True) for p in active):
+        sliced = make_slice(text, tree, trigger_regex(active), newline)
+        if sliced is not None:
+            spliced = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline), sliced, text)
+            if spliced is not None:
+                SLICING.count += 1
+                return spliced
+    return _run_libcst(text, passes, in_play, path, precheck, newline)
+
+
+class _Slicing:
+    """Whether :func:`migrate_text` may slice (tests turn it off to compare), and how often it did in this process."""
+
+    enabled = True
+    count = 0
+
+
+SLICING = _Slicing()
+
+
+def _unslice(result: FileResult, sliced: Slice, original: str) -> FileResult | None:
+    """``result`` (of the sliced text) in terms of ``original``, or ``None`` when the whole file must be run instead."""
+    if result.error is not None or result.new is None:
+        return None  # let the whole-file run report it, in the whole file's terms
+    new = sliced.splice(result.new) if result.new != sliced.text else original
+    if new is None:
+        return None
+    lines: list[int] = []
+    for at in [e.line for e in result.edits] + [f.line for f in result.findings]:
+        line = sliced.original_line(at)
+        if line is None:
+            return None  # on a stub line: only the whole file can say what it means
+        lines.append(line)
+    if new != original and verify(new) is not None:
+        return None
+    edits = [replace(e, line=line) for e, line in zip(result.edits, lines[: len(result.edits)], strict=True)]
+    findings = [replace(f, line=line) for f, line in zip(result.findings, lines[len(result.edits) :], strict=True)]
+    return replace(result, old=original, new=new, edits=edits, findings=findings)
+
+
+def _run_libcst(
+    text: str, passes: Sequence[Pass], in_play: set[int], path: str, precheck: bool, newline: str
+) -> FileResult:
+    """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order."""
+    result = FileResult(path=path, old=text, new=text)
     PARSES.count += 1
     try:
-        module = _with_newline(cst.parse_module(text), dominant_newline(text))
+        module = _with_newline(cst.parse_module(text), newline)
     except (cst.ParserSyntaxError, RecursionError, ValueError) as exc:
         result.new = None
         result.error = f"cannot parse: {_one_line(exc)}"
@@ -152,8 +200,8 @@ def _line_map(seen: str, original: str) -> Callable[[int], int]:
     return to_original
 
 
-def _precheck(text: str) -> str | None:
-    """Why ``text`` must not be handed to libcst, or ``None``.
+def _precheck(text: str) -> tuple[str | None, ast.Module | None]:
+    """Why ``text`` must not be handed to libcst (or ``None``), and its stdlib ``ast`` when it may.
 
     The stdlib parser runs first: it is ~10x cheaper, gives clearer messages (a Python 2 ``print "x"`` is named as
     such), and its nesting limits stop inputs that would overflow the stack of libcst's native parser.
@@ -164,14 +212,15 @@ def _precheck(text: str) -> str | None:
             tree = ast.parse(text)
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
-        return f"cannot parse: {where}{exc.msg}"
+        return f"cannot parse: {where}{exc.msg}", None
     except (ValueError, RecursionError, MemoryError) as exc:
-        return f"cannot parse: {type(exc).__name__}: {_one_line(exc)}"
+        return f"cannot parse: {type(exc).__name__}: {_one_line(exc)}", None
     if len(_BOOL_WORD.findall(text)) > MAX_BOOL_OPERANDS:  # the stdlib keeps and/or chains flat; libcst does not
         for node in ast.walk(tree):
             if isinstance(node, ast.BoolOp) and len(node.values) > MAX_BOOL_OPERANDS:
-                return f"cannot parse: line {node.lineno}: an and/or chain of {len(node.values)} operands is too deep to rewrite"
-    return None
+                operands = len(node.values)
+                return f"cannot parse: line {node.lineno}: an and/or chain of {operands} operands is too deep to rewrite", None
+    return None, tree
 
 
 def dominant_newline(text: str) -> str:

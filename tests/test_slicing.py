@@ -1,0 +1,173 @@
+"""Statement slicing: libcst sees only the statements that matter, and the result is the whole-file run's, exactly."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+import pytest
+
+from torchmigrate import engine
+from torchmigrate.engine import migrate_text, trigger_regex
+from torchmigrate.passes import Pass, all_passes, get_pass, select_passes
+from torchmigrate.results import FileResult
+from torchmigrate.slicing import make_slice
+from torchmigrate.versions import OLDEST, parse_version
+
+PYTHON_PASSES = [p for p in all_passes() if p.files != "project"]
+EXAMPLES = [pytest.param(p, i, id=f"{p.id}-{i}") for p in PYTHON_PASSES for i, _ in enumerate(p.examples)]
+
+FILLER = '''
+
+def _filler_{k}(value, scale=2.0):
+    """Scale a value."""
+    total = 0
+    for item in range(3):
+        total += item * scale
+    return value + total
+
+
+class _Filler{k}:
+    size = {k}
+
+    def get(self):
+        return self.size + _filler_{k}(1)
+'''
+
+
+@pytest.fixture
+def whole_file() -> Iterator[None]:
+    engine.SLICING.enabled = False
+    try:
+        yield
+    finally:
+        engine.SLICING.enabled = True
+
+
+def _padded(code: str) -> str:
+    """``code`` with unrelated functions and classes between each pair of its top-level statements and at its end."""
+    tree = ast.parse(code)
+    lines = code.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    starts = sorted({min([s.lineno, *(d.lineno for d in getattr(s, "decorator_list", ()))]) for s in tree.body[1:]})
+    ends = [s.end_lineno or s.lineno for s in tree.body]
+    out: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        if number in starts and all(end < number for end in ends if end is not None and end < number) and not any(
+            s.lineno < number <= (s.end_lineno or s.lineno) for s in tree.body
+        ):
+            out.append(FILLER.format(k=number) + "\n\n")
+        out.append(line)
+    out.append(FILLER.format(k=0))
+    return "".join(out)
+
+
+def _same(a: FileResult, b: FileResult) -> None:
+    assert (a.code, a.edits, a.findings, a.error, a.passes_applied) == (b.code, b.edits, b.findings, b.error, b.passes_applied)
+
+
+def _both(code: str, passes: list[Pass]) -> tuple[FileResult, FileResult, int]:
+    before = engine.SLICING.count
+    sliced = migrate_text(code, passes)
+    used = engine.SLICING.count - before
+    engine.SLICING.enabled = False
+    try:
+        whole = migrate_text(code, passes)
+    finally:
+        engine.SLICING.enabled = True
+    return sliced, whole, used
+
+
+@pytest.mark.parametrize(("pass_", "index"), EXAMPLES)
+def test_padded_examples_give_the_whole_file_result(pass_: Pass, index: int) -> None:
+    example = pass_.examples[index]
+    code = _padded(example.before)
+    assert not trigger_regex(all_passes()).search(FILLER), "the filler must not look like anything a pass acts on"
+    target = parse_version(example.to) if example.to else pass_.version
+    for passes in ([pass_], select_passes(to=target, from_=OLDEST, select=[p.id for p in all_passes()])):
+        sliced, whole, _ = _both(code, passes)
+        _same(sliced, whole)
+        if not example.findings and example.after is None:
+            continue
+        # and the padded file migrates like the example: the filler comes through untouched
+        assert FILLER.format(k=0) in sliced.code
+
+
+def test_slicing_happens_and_leaves_out_the_unrelated_code() -> None:
+    code = _padded("import torch\n\ndef f(m, x):\n    return torch.export.export_for_training(m, (x,))\n")
+    passes = [get_pass("export-for-training")]
+    tree = ast.parse(code)
+    sliced = make_slice(code, tree, trigger_regex(passes))
+    assert sliced is not None
+    assert "Scale a value" not in sliced.text and "return self.size" not in sliced.text
+    assert len(sliced.text) < len(code) / 2
+    result, whole, used = _both(code, passes)
+    assert used == 1
+    _same(result, whole)
+    assert "torch.export.export(m, (x,))" in result.code and result.code.count("def _filler_") == 2
+
+
+def test_stub_keeps_names_the_rest_of_the_file_observes() -> None:
+    code = (
+        "import os.path\nimport torch\nfrom torch.testing import assert_allclose\n\n"
+        "LIMIT = 3\n\n"
+        "def helper(x):\n    local_only = x\n    return os.path.join(str(local_only), str(LIMIT)) + str(torch.ones(1))\n\n"
+        '__all__ = ["helper", "torch"]\n\n'
+        "def check(a, b):\n    assert_allclose(a, b)\n" + FILLER.format(k=1) + FILLER.format(k=2)
+    )
+    sliced = make_slice(code, ast.parse(code), trigger_regex([get_pass("assert-allclose")]))
+    assert sliced is not None
+    stubs = [line for line in sliced.text.splitlines() if "__torchmigrate_hole_" in line]
+    joined = "\n".join(stubs)
+    assert "helper = " in joined and "os.path" in joined and "torch" in joined  # bindings, dotted import, import use
+    assert "local_only" not in joined  # a function's local cannot clash with anything added at module level
+    assert '"torch"' in joined or " torch" in joined
+
+
+def test_a_changed_stub_means_the_whole_file_runs() -> None:
+    code = "import torch\n\ndef f(m, x):\n    return torch.export.export_for_training(m, (x,))\n" + FILLER.format(k=1)
+    sliced = make_slice(code, ast.parse(code), trigger_regex([get_pass("export-for-training")]))
+    assert sliced is not None
+    stub = next(iter(sliced.holes))
+    assert sliced.splice(sliced.text) == code
+    assert sliced.splice(sliced.text.replace(stub, stub + "  # edited")) is None
+    assert sliced.splice(sliced.text.replace(stub + "\n", "")) is None
+    assert sliced.splice(sliced.text + stub + "\n") is None
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_line_endings_and_a_missing_last_newline_come_through(newline: str) -> None:
+    code = ("import torch\n\ndef f(m, x):\n    return torch.export.export_for_training(m, (x,))\n" + FILLER.format(k=1)).replace("\n", newline)
+    code = code.rstrip("\r\n")
+    passes = [get_pass("export-for-training")]
+    sliced, whole, used = _both(code, passes)
+    assert used == 1
+    _same(sliced, whole)
+    assert sliced.code.count(newline) == code.count(newline) and not sliced.code.endswith("\n")
+
+
+def test_suppression_comments_and_small_files_are_not_sliced() -> None:
+    base = "import torch\n\ndef f(m, x):\n    return torch.export.export_for_training(m, (x,))\n"
+    passes = [get_pass("export-for-training")]
+    regex = trigger_regex(passes)
+    suppressed = base + "# migrate: ignore\n" + FILLER.format(k=1)
+    assert make_slice(suppressed, ast.parse(suppressed), regex) is None
+    assert make_slice(base, ast.parse(base), regex) is None
+
+
+def test_a_module_variable_ties_statements_together() -> None:
+    code = (
+        "import torch\n\n"
+        + FILLER.format(k=1)
+        + "\n\nstate = torch.load('w.pt')\n"
+        + FILLER.format(k=2)
+        + "\n\nmodel.load_state_dict(state)\n"
+        + FILLER.format(k=3)
+    )
+    passes = [get_pass("torch-load-weights-only")]
+    sliced = make_slice(code, ast.parse(code), trigger_regex(passes))
+    assert sliced is not None
+    assert "model.load_state_dict(state)" in sliced.text
+    result, whole, used = _both(code, passes)
+    _same(result, whole)
