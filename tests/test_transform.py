@@ -194,3 +194,18 @@ def test_drop_unused_imports(code: str, scheduled: list[tuple[str, str | None, s
     protected = drop_unused_imports(cst.parse_module(code), scheduled, protected={code.splitlines()[0]}).code
     if not code.startswith("def"):
         assert protected.splitlines()[0] == code.splitlines()[0]  # a suppressed import line is never edited
+
+
+def test_matcher_decorators_are_refused_on_pass_transformers() -> None:
+    # PassTransformer skips libcst's matcher-decorator machinery (its cost is per node); a decorated method would
+    # silently never run, so defining one is an error.
+    import libcst.matchers as m
+
+    from torchmigrate.transform import PassTransformer
+
+    with pytest.raises(TypeError, match="matcher decorators"):
+
+        class Decorated(PassTransformer):
+            @m.visit(m.Call())
+            def on_call(self, node: object) -> None:
+                pass

@@ -81,10 +81,29 @@ def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
 _BODIES = ("body", "orelse", "finalbody", "handlers")
 
 
+_COMPOUND = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+)
+
+
 def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
-    """Every node of ``tree`` (``lines=None``), or only the import statements and the statements that span one of
-    ``lines`` (sorted) — the lines where a trigger word occurs. The statement level is cheap to walk; expressions are
-    walked only in those statements, so a big file with one trigger word costs little more than its parse."""
+    """Every node of ``tree`` (``lines=None``), or only the nodes of the statements that span one of ``lines``
+    (sorted) — the lines where a trigger word occurs — plus the module's own import statements. A statement that spans
+    no such line is skipped whole, nested statements included: with anchored passes (see :func:`_anchored`) every
+    reference to a target, and every import that can lead to one, spells a trigger word, so it lies on such a line.
+    Expressions are walked only in the statements that hold one, so a big file with one trigger word (or with trigger
+    words only in its docstrings and comments) costs little more than its parse."""
     if lines is None:
         yield from ast.walk(tree)
         return
@@ -106,18 +125,16 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
             start = min(start, decorator.lineno)
         end = node.end_lineno or start  # type: ignore[attr-defined]
         index = bisect_left(lines, start)
-        hit = index < len(lines) and lines[index] <= end
-        compound = any(getattr(node, name, None) for name in (*_BODIES, "cases"))
-        if not compound:
-            if hit:
-                yield from ast.walk(node)
+        if not (index < len(lines) and lines[index] <= end):
+            continue  # no trigger word anywhere in it: nothing inside can matter
+        if kind not in _COMPOUND:
+            yield from ast.walk(node)
             continue
-        if hit:
-            yield node
+        yield node
         for name, value in ast.iter_fields(node):
             if name in _BODIES or name == "cases":
                 stack.extend(reversed(value))
-            elif hit:
+            else:
                 for child in value if isinstance(value, list) else (value,):
                     if isinstance(child, ast.AST):
                         yield from ast.walk(child)
@@ -340,9 +357,10 @@ def _binds_a_prefix(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool
     return False
 
 
-def code_ranges(tree: ast.Module) -> list[tuple[int, int]]:
+def code_ranges(tree: ast.Module, lines: list[int] | None = None) -> list[tuple[int, int]]:
     """Sorted (first, last) line ranges that hold code: every statement but a bare string (a docstring), and the header
-    of each compound statement. Lines holding only comments or docstrings fall outside."""
+    of each compound statement. Lines holding only comments or docstrings fall outside. With ``lines`` (sorted), only
+    the statements that span one of them are looked at: the ranges answer for those lines only."""
     ranges: list[tuple[int, int]] = []
     stack: list[ast.AST] = list(tree.body)
     while stack:
@@ -355,6 +373,10 @@ def code_ranges(tree: ast.Module) -> list[tuple[int, int]]:
             start = node.lineno  # type: ignore[attr-defined]
             for decorator in getattr(node, "decorator_list", ()):
                 start = min(start, decorator.lineno)
+            if lines is not None:
+                index = bisect_left(lines, start)
+                if not (index < len(lines) and lines[index] <= (getattr(node, "end_lineno", None) or start)):
+                    continue
         body = getattr(node, "body", None)
         if not isinstance(body, list) or not body:
             if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
@@ -454,7 +476,7 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
         regex = _word_regex(pass_.triggers)
         if regex is None:  # triggers that are not words (``import amp``): a match on a line of code will do
             if ranges is None:
-                ranges = code_ranges(tree)
+                ranges = code_ranges(tree, trigger_lines(text, passes))
             if _on_code_line(text, _text_regex(tuple(sorted(pass_.triggers))), ranges):
                 out.append(pass_)
             continue

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
-from libcst.codemod import CodemodContext, ContextAwareTransformer
+from libcst.codemod import Codemod, CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.matchers import _visitors as _matcher_visitors
 from libcst.metadata import (
     BaseMetadataProvider,
     GlobalScope,
@@ -327,6 +328,18 @@ class Sink:
         return True
 
 
+_MATCHER_MARKERS = tuple(
+    getattr(_matcher_visitors, name)
+    for name in (
+        "VISIT_POSITIVE_MATCHER_ATTR",
+        "VISIT_NEGATIVE_MATCHER_ATTR",
+        "CONSTRUCTED_VISIT_MATCHER_ATTR",
+        "CONSTRUCTED_LEAVE_MATCHER_ATTR",
+    )
+    if hasattr(_matcher_visitors, name)
+)
+
+
 class PassTransformer(ContextAwareTransformer):
     """Base class of every pass transformer. Subclasses override ``leave_*`` methods and use the helpers here.
 
@@ -343,7 +356,14 @@ class PassTransformer(ContextAwareTransformer):
     SLICEABLE = True
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
-        super().__init__(context)
+        # Not ContextAwareTransformer.__init__: its matcher-decorator support inspects every member of the class on
+        # each instantiation and evaluates matchers at every node, which cost more than most passes' own work. No pass
+        # uses matcher decorators (``__init_subclass__`` refuses them), so the plain CSTTransformer machinery runs.
+        Codemod.__init__(self, context)
+        cst.CSTTransformer.__init__(self)
+        self._extra_visit_funcs = {}
+        self._extra_leave_funcs = {}
+        self._matchers = {}
         self.pass_ = pass_
         self.sink = sink
         self._global_names: set[str] | None = None
@@ -363,13 +383,25 @@ class PassTransformer(ContextAwareTransformer):
             return super().get_metadata(key, node)
         return super().get_metadata(key, node, default)
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, value in vars(cls).items():
+            if any(hasattr(value, marker) for marker in _MATCHER_MARKERS):
+                raise TypeError(f"{cls.__name__}.{name}: pass transformers do not support libcst matcher decorators")
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:  # no matcher bookkeeping
+        cst.CSTTransformer.on_visit_attribute(self, node, attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        cst.CSTTransformer.on_leave_attribute(self, original_node, attribute)
+
     # Guarded legacy code is skipped whole.
     def on_visit(self, node: cst.CSTNode) -> bool:
         if is_version_guard(node):
             return False
         if self.sink.suppressed and isinstance(node, (cst.Import, cst.ImportFrom)) and not self.allowed(node):
             self.sink.protected.add(_code(node))
-        return super().on_visit(node)
+        return cst.CSTTransformer.on_visit(self, node)
 
     # Suppression comments are enforced here for every pass, also for transformers that forget to ask ``allowed``:
     # a rewrite of a node on a suppressed line is undone, with the edits, imports and removals it scheduled.
@@ -377,11 +409,11 @@ class PassTransformer(ContextAwareTransformer):
 
     def on_leave(self, original_node: _Node, updated_node: _Node) -> _Node | cst.RemovalSentinel:
         if not self.sink.suppressed or isinstance(original_node, self._WIDE):
-            return super().on_leave(original_node, updated_node)
+            return cast("_Node | cst.RemovalSentinel", cst.CSTTransformer.on_leave(self, original_node, updated_node))
         scratch = self.context.scratch
         marks = {key: len(scratch.get(key, ())) for key in (AddImportsVisitor.CONTEXT_KEY, RemoveImportsVisitor.CONTEXT_KEY)}
         edits, findings, removed = len(self.sink.edits), len(self.sink.findings), len(self._removed)
-        result = super().on_leave(original_node, updated_node)
+        result = cast("_Node | cst.RemovalSentinel", cst.CSTTransformer.on_leave(self, original_node, updated_node))
         changed = result is not updated_node or len(self._removed) != removed
         if changed and not self.allowed(original_node):
             del self.sink.edits[edits:]
