@@ -151,3 +151,28 @@ def test_the_cache_stays_out_of_git_status(tmp_path: Path) -> None:
     assert (tmp_path / CACHE_DIR).is_dir()
     status = subprocess.run(["git", "-C", str(tmp_path), "status", "--porcelain"], capture_output=True, text=True, check=True)
     assert status.stdout == "A  m.py\n"
+
+
+_PROBE = """
+import sys
+from torchmigrate.cli import main
+sys.argv = ["migrate", "--to", "2.12", "--diff", "--no-progress", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+print("libcst loaded:", "libcst" in sys.modules, "exit:", code, file=sys.stderr)
+"""
+
+
+def test_a_warm_run_never_loads_libcst_or_the_passes(tree: Path) -> None:
+    # What makes a cached re-run cheap: the cache answers before anything selects passes (which imports libcst).
+    import sys
+
+    def run() -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run([sys.executable, "-c", _PROBE, str(tree)], capture_output=True, cwd=tree.parent, check=False)
+
+    cold, warm = run(), run()
+    assert b"libcst loaded: True exit: 2" in cold.stderr  # exit 2: the broken file is an error
+    assert b"libcst loaded: False exit: 2" in warm.stderr
+    assert warm.stdout == cold.stdout and b"+++ b/" in warm.stdout

@@ -12,9 +12,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from torchmigrate.cache import project_root
-from torchmigrate.engine import Options, migrate_text
 from torchmigrate.files import discover
-from torchmigrate.passes import unknown_ids
+from torchmigrate.passes import Options, unknown_ids
 from torchmigrate.report import Report
 from torchmigrate.results import FileResult
 from torchmigrate.runner import Task, run_tasks
@@ -52,6 +51,8 @@ def migrate_source(
 ) -> FileResult:
     """Migrate one source text. The result has ``.code``, ``.edits``, ``.findings`` and ``.error``."""
     options = make_options(to, from_, select, ignore)
+    from torchmigrate.engine import migrate_text  # libcst is imported only when something is migrated
+
     return migrate_text(code, options.passes(), path)
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 from torchmigrate import gitops
 from torchmigrate.api import plan_tasks, root_options
-from torchmigrate.engine import Options
-from torchmigrate.passes import get_pass
+from torchmigrate.passes import Options, get_pass
 from torchmigrate.report import Summary
 from torchmigrate.results import FileResult
 from torchmigrate.runner import Runner, Task

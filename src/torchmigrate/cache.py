@@ -23,13 +23,14 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from torchmigrate.engine import Options
+from torchmigrate.files import relative_posix
+from torchmigrate.passes import Options
 from torchmigrate.results import Edit, FileResult, Finding
 
 __all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "tool_fingerprint"]
 
 CACHE_DIR = ".torchmigrate_cache"
-_SCHEMA = 1
+_SCHEMA = 2
 
 
 def project_root(path: Path) -> Path:
@@ -48,12 +49,15 @@ def project_root(path: Path) -> Path:
 @cache
 def tool_fingerprint() -> str:
     """A hash of everything that decides a result: the tool's version and code, its passes, libcst, Python."""
-    import libcst
+    from importlib import metadata
 
     import torchmigrate
 
     digest = hashlib.sha256()
-    version = getattr(libcst, "__version__", "?")
+    try:
+        version = metadata.version("libcst")  # not `import libcst`: a run the cache settles never loads it
+    except metadata.PackageNotFoundError:
+        version = "?"
     digest.update(f"{_SCHEMA}|{torchmigrate.__version__}|{version}|{sys.version_info[:3]}".encode())
     package = Path(torchmigrate.__file__).parent
     from torchmigrate import codemods
@@ -67,8 +71,11 @@ def tool_fingerprint() -> str:
 
 
 def options_fingerprint(options: Options) -> str:
-    passes = ",".join(p.id for p in (*options.passes(), *options.project_passes()))
-    return hashlib.sha256(f"{options.to}|{options.from_}|{passes}".encode()).hexdigest()[:32]
+    """The options that decide a result. The passes they select follow from them and from the tool's code (which
+    :func:`tool_fingerprint` covers), so the pass registry is not loaded to compute this."""
+    select = "*" if options.select is None else ",".join(sorted(options.select))
+    ignore = ",".join(sorted(options.ignore))
+    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}".encode()).hexdigest()[:32]
 
 
 def result_key(data: bytes, options_fp: str) -> str:
@@ -115,6 +122,7 @@ class ResultCache:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._root = os.path.abspath(root)
         self.folder = root / CACHE_DIR
         self._db: sqlite3.Connection | None = None
         self._failed = False
@@ -142,11 +150,7 @@ class ResultCache:
         return self._db
 
     def _relative(self, path: Path) -> str:
-        absolute = Path(os.path.abspath(path))
-        try:
-            return absolute.relative_to(self.root).as_posix()
-        except ValueError:
-            return absolute.as_posix()
+        return relative_posix(os.path.abspath(path), self._root)
 
     def get(self, path: Path, options_fp: str, key: str, shown: str, data: bytes) -> FileResult | None:
         db = self._connect()

@@ -196,7 +196,7 @@ def migrate(
         raise _fail(str(exc)) from None
     for root_plan in plans:
         selected = root_plan.options.select or ()
-        above = [p for p in all_passes() if p.id in selected and p.version > root_plan.options.to]
+        above = [p for p in all_passes() if p.id in selected and p.version > root_plan.options.to] if selected else []
         if above:
             named = ", ".join(f"{p.id} ({p.release})" for p in above)
             raise _fail(f"--select names a pass above --to {root_plan.options.to}: {named}; raise --to or drop it")
@@ -330,4 +330,7 @@ def _output(path: Path | None) -> Iterator[BinaryIO]:
 
 
 def main() -> None:
+    from torchmigrate.precheck import quiet_parse_warnings
+
+    quiet_parse_warnings()
     app(prog_name="migrate")

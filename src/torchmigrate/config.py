@@ -27,8 +27,7 @@ from pathlib import Path
 from pathspec import GitIgnoreSpec
 
 from torchmigrate.api import make_options, plan_tasks
-from torchmigrate.engine import Options
-from torchmigrate.passes import unknown_ids
+from torchmigrate.passes import Options, unknown_ids
 from torchmigrate.runner import Task
 from torchmigrate.versions import VersionError, parse_version
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 
 import libcst as cst
@@ -20,13 +19,12 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from torchmigrate.imports import AddImports, drop_unused_imports
-from torchmigrate.passes import PROJECT, Pass, select_passes
-from torchmigrate.precheck import relevant_passes, trie_pattern
+from torchmigrate.passes import Options, Pass
+from torchmigrate.precheck import ast_parse, relevant_passes, trie_pattern
 from torchmigrate.renames import RenameTransformer
 from torchmigrate.results import FileResult
 from torchmigrate.slicing import Slice, make_slice
 from torchmigrate.transform import SKIP_FILE, PassTransformer, Sink, skips_file, suppressions
-from torchmigrate.versions import OLDEST, Version
 
 __all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
 
@@ -44,23 +42,6 @@ class _Counter:
 
 
 PARSES = _Counter()
-
-
-@dataclass(frozen=True)
-class Options:
-    """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range."""
-
-    to: Version
-    from_: Version = OLDEST
-    select: frozenset[str] | None = None
-    ignore: frozenset[str] = frozenset()
-
-    def passes(self) -> list[Pass]:
-        return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)
-
-    def project_passes(self) -> list[Pass]:
-        """The project file passes (requirements, pyproject.toml, …) for this target: see :mod:`torchmigrate.projectfiles`."""
-        return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore, files=PROJECT)
 
 
 @lru_cache(maxsize=256)
@@ -207,9 +188,7 @@ def _precheck(text: str) -> tuple[str | None, ast.Module | None]:
     such), and its nesting limits stop inputs that would overflow the stack of libcst's native parser.
     """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text)
+        tree = ast_parse(text)
     except SyntaxError as exc:
         where = f"line {exc.lineno}: " if exc.lineno else ""
         return f"cannot parse: {where}{exc.msg}", None
@@ -257,9 +236,7 @@ def _with_newline(module: cst.Module, newline: str) -> cst.Module:
 def verify(code: str) -> str | None:
     """``None`` when ``code`` is valid Python, else the parser's complaint."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(code)
+        ast_parse(code)
     except (SyntaxError, ValueError, RecursionError) as exc:
         return _one_line(exc)
     return None

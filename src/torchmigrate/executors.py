@@ -15,9 +15,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path, PurePath
 from typing import Any, Protocol
 
-from torchmigrate.engine import Options
 from torchmigrate.files import SourceError, decode_source
-from torchmigrate.handlers import migrate_file_text
+from torchmigrate.passes import Options
 from torchmigrate.results import FileResult
 
 __all__ = ["Executor", "WorkItem", "default_jobs", "make_executor", "migrate_batch", "migrate_data"]
@@ -34,6 +33,8 @@ def default_jobs() -> int:
 
 def migrate_data(data: bytes, shown: str, options: Options) -> FileResult:
     """Decode and migrate one file's bytes. Pure: the unit of work every executor runs."""
+    from torchmigrate.handlers import migrate_file_text  # the engine (and libcst) load on the first file to migrate
+
     try:
         source = decode_source(Path(shown), data)
     except SourceError as exc:

@@ -145,11 +145,18 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes | None = None) -> 
 
 def display_path(path: Path) -> str:
     """``path`` relative to the working directory when it lies below it (as ``git apply`` wants), else absolute."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(Path.cwd()).as_posix()
-    except ValueError:
-        return absolute.as_posix()
+    return relative_posix(os.path.abspath(path), os.getcwd())
+
+
+def relative_posix(absolute: str, base: str) -> str:
+    """``absolute`` relative to ``base`` in ``/`` form when it lies below it (lexically, like ``Path.relative_to``),
+    else ``absolute`` in ``/`` form. Plain string work: it runs for every file of every run."""
+    if absolute == base:
+        return "."
+    prefix = base if base.endswith(os.sep) else base + os.sep
+    if absolute.startswith(prefix):
+        absolute = absolute[len(prefix) :]
+    return absolute.replace(os.sep, "/") if os.sep != "/" else absolute
 
 
 # --- discovery ------------------------------------------------------------------------------------------------
@@ -199,15 +206,17 @@ def discover(
     ``__pycache__``, build output, ``.gitignore`` matches and ``exclude`` patterns (gitignore syntax). Symlinked folders
     are not followed, and a symlinked file is taken only when its target lies inside one of the roots.
     """
-    roots = [Path(os.path.realpath(p)) for p in paths]
+    roots = [os.path.realpath(p) for p in paths]
     excluded = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
-    seen: set[Path] = set()
+    seen: set[str] = set()
 
-    def inside_roots(real: Path) -> bool:
-        return any(real == r or r in real.parents for r in roots)
+    def inside_roots(real: str) -> bool:
+        return any(real == r or real.startswith(r if r.endswith(os.sep) else r + os.sep) for r in roots)
 
-    def take(path: Path) -> bool:
-        real = Path(os.path.realpath(path))
+    def take(path: Path, real: str | None = None) -> bool:
+        """``real``: the caller knows the real path (a plain file in a folder whose path is real), no lookup needed."""
+        if real is None:
+            real = os.path.realpath(path)
         if real in seen or not inside_roots(real):
             return False
         seen.add(real)
@@ -215,7 +224,7 @@ def discover(
 
     for given in paths:
         if given.is_file() or (given.is_symlink() and not given.is_dir()):
-            if take(given):
+            if take(given, None):
                 yield given
             continue
         if not given.is_dir():
@@ -241,7 +250,7 @@ def _walk(
     specs: list[tuple[Path, GitIgnoreSpec]],
     suffixes: Sequence[str],
     excluded: GitIgnoreSpec | None,
-    take: Callable[[Path], bool],
+    take: Callable[[Path, str | None], bool],
     hidden: bool,
     project_files: bool,
 ) -> Iterator[Path]:
@@ -252,6 +261,7 @@ def _walk(
     own = _load_ignore(folder)
     if own is not None and not any(base == folder for base, _ in specs):
         specs = [*specs, (folder, own)]
+    is_real = os.path.realpath(folder) == str(folder)  # then so is the path of each plain file in it
     for entry in entries:
         path = folder / entry.name
         shown_path = shown / entry.name
@@ -271,7 +281,7 @@ def _walk(
                 continue
             if excluded is not None and excluded.match_file(shown_path.as_posix()):
                 continue
-            if take(path):
+            if take(path, entry.path if is_real and not entry.is_symlink() else None):
                 yield shown_path
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ast
 import re
-import warnings
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
@@ -15,6 +14,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
+from torchmigrate.precheck import ast_parse
 from torchmigrate.transform import _code, dotted_name
 
 __all__ = ["AddImports", "ScheduledImport", "drop_unused_imports"]
@@ -46,9 +46,7 @@ def drop_unused_imports(module: cst.Module, scheduled: Iterable[ScheduledImport]
     (``__all__``, string annotations) — so it may keep an import libcst would drop, never the reverse.
     """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tree = ast.parse(module.code)
+        tree = ast_parse(module.code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return module  # keep every import: the caller's verification reports the broken text
     loaded: set[str] = set()

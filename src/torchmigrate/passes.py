@@ -18,7 +18,7 @@ from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING
 
-from torchmigrate.versions import Version, parse_version
+from torchmigrate.versions import OLDEST, Version, parse_version
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -209,8 +209,11 @@ def get_pass(pass_id: str) -> Pass:
 
 
 def unknown_ids(ids: Iterable[str]) -> list[str]:
+    wanted = set(ids)
+    if not wanted:
+        return []  # nothing to look up: do not load the registry (and libcst) for it
     known = {p.id for p in all_passes()}
-    return sorted(set(ids) - known)
+    return sorted(wanted - known)
 
 
 def select_passes(
@@ -242,3 +245,20 @@ def select_passes(
             continue
         result.append(candidate)
     return result
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range."""
+
+    to: Version
+    from_: Version = OLDEST
+    select: frozenset[str] | None = None
+    ignore: frozenset[str] = frozenset()
+
+    def passes(self) -> list[Pass]:
+        return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)
+
+    def project_passes(self) -> list[Pass]:
+        """The project file passes (requirements, pyproject.toml, …) for this target: see :mod:`torchmigrate.projectfiles`."""
+        return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore, files=PROJECT)

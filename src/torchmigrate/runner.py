@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from torchmigrate.cache import CacheSet, ResultCache, options_fingerprint, project_root, result_key
-from torchmigrate.engine import Options
 from torchmigrate.executors import Executor, WorkItem, default_jobs, make_executor
 from torchmigrate.files import SourceError, decode_source, display_path, encode, read_source, write_atomic
-from torchmigrate.handlers import migrate_file_text
-from torchmigrate.passes import Pass
+from torchmigrate.passes import Options, Pass
 from torchmigrate.pins import project_kind
 from torchmigrate.precheck import bytes_trigger_regex
 from torchmigrate.results import FileResult
@@ -47,6 +45,8 @@ def process_file(path: Path, options: Options) -> FileResult:
         source = read_source(path)
     except SourceError as exc:
         return FileResult(path=shown, error=str(exc))
+    from torchmigrate.handlers import migrate_file_text  # the engine (and libcst) load on the first file to migrate
+
     result = migrate_file_text(path, source.text, options, shown)
     result.encoding = source.encoding
     return result
@@ -108,7 +108,8 @@ class Runner:
         inline = executor == "local" and self.jobs == 1
         self.batch_size = batch_size or (1 if inline else 32 if executor == "ray" else 8)
         self.window = max(256, self.jobs * self.batch_size * 4)
-        self._passes: dict[Options, tuple[list[Pass], str]] = {}
+        self._passes: dict[Options, list[Pass]] = {}
+        self._fingerprints: dict[Options, str] = {}
         self._roots: dict[Path, Path] = {}
         self.engine_files = 0  # files handed to the engine (not settled by cache or trigger prefilter)
 
@@ -118,10 +119,17 @@ class Runner:
             self._executor = make_executor(self.executor_kind, self.jobs, self._ray_address)
         return self._executor
 
-    def _options(self, options: Options) -> tuple[list[Pass], str]:
+    def _selected(self, options: Options) -> list[Pass]:
+        # Selecting passes imports them all (and libcst): a run that the cache settles never gets here.
         found = self._passes.get(options)
         if found is None:
-            found = self._passes[options] = (options.passes(), options_fingerprint(options))
+            found = self._passes[options] = options.passes()
+        return found
+
+    def _fingerprint(self, options: Options) -> str:
+        found = self._fingerprints.get(options)
+        if found is None:
+            found = self._fingerprints[options] = options_fingerprint(options)
         return found
 
     def _cache_for(self, task: Task) -> ResultCache | None:
@@ -143,15 +151,16 @@ class Runner:
         except OSError as exc:
             slot.result = FileResult(path=shown, error=f"cannot read: {exc.strerror or exc}")
             return slot, None
-        passes, options_fp = self._options(task.options)
         cache = self._cache_for(task)
         if cache is not None:
+            options_fp = self._fingerprint(task.options)
             slot.cache, slot.options_fp = cache, options_fp
             slot.key = result_key(data, options_fp)
             slot.result = cache.get(task.path, options_fp, slot.key, shown, data)
             if slot.result is not None:
                 slot.cache = None  # nothing new to store
                 return slot, None
+        passes = self._selected(task.options)
         plain_python = task.path.suffix.lower() != ".ipynb" and project_kind(task.path) is None
         if plain_python and (not passes or (not _has_coding_cookie(data) and not bytes_trigger_regex(passes).search(data))):
             # No trigger word in the raw bytes: nothing to parse. Decoding still reports unreadable files.
