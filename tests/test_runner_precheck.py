@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 import string
+from dataclasses import replace
 
 import pytest
 
@@ -157,3 +158,26 @@ def test_call_filters_skip_calls_already_in_the_new_form(code: str, kept: bool) 
     if not kept:  # and skipping is right: without the precheck nothing changes either
         plain = migrate_text(code, passes, precheck=False)
         assert plain.code == code and not plain.findings
+
+
+def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
+    # triggered() scans once for all passes; it must agree with searching each pass's words on its own, also where
+    # words overlap (one inside another, one running past the end of another, one a prefix of another).
+    from torchmigrate.precheck import triggered
+
+    def fake(name: str, *words: str) -> Pass:
+        return replace(get_pass("export-for-training"), id=name, triggers=tuple(words))
+
+    made = [fake("a", "cuda.amp"), fake("b", "amp.autocast"), fake("c", "load"), fake("d", "load_state_dict"),
+            fake("e", "ab"), fake("f", "bcd"), fake("g", "abx"), fake("h", "c")]
+    rng = random.Random(7)
+    alphabet = ["cuda.amp", ".autocast", "load", "_state_dict", "ab", "bcd", "x", "c", " ", "amp"]
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+        expected = [p for p in made if any(w in text for w in p.triggers)]
+        assert triggered(text, made) == expected, text
+    real = list(all_passes())
+    for p in real:
+        for example in p.examples:
+            expected = [q for q in real if re.search(trie_pattern(q.triggers), example.before)]
+            assert triggered(example.before, real) == expected

@@ -73,6 +73,51 @@ def _bytes_regex(words: tuple[str, ...]) -> re.Pattern[bytes]:
     return re.compile(trie_pattern(words).encode("utf-8"))
 
 
+class _WordIndex:
+    """For one set of trigger words: the combined regex, and per matched word the words it shows are present."""
+
+    def __init__(self, words: tuple[str, ...]) -> None:
+        self.words = words
+        self.regex = re.compile(trie_pattern(words))
+        self._seen: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def explain(self, match: str) -> tuple[frozenset[str], frozenset[str]]:
+        """(words inside ``match``, words that may start inside it and run past its end)."""
+        found = self._seen.get(match)
+        if found is None:
+            inside = frozenset(w for w in self.words if w in match)
+            across = frozenset(
+                w
+                for w in self.words
+                if w not in inside and any(w.startswith(match[k:]) for k in range(1, len(match)))
+            )
+            found = self._seen[match] = (inside, across)
+        return found
+
+
+@lru_cache(maxsize=64)
+def _word_index(words: tuple[str, ...]) -> _WordIndex:
+    return _WordIndex(words)
+
+
+def triggered(text: str, passes: Sequence[Pass]) -> list[Pass]:
+    """The passes (order kept) one of whose trigger words occurs in ``text``, in one scan of the text for all.
+
+    The scan reports, at each position it reaches, the longest word starting there (the trie has one branch per next
+    character and greedy optional tails). A word occurs iff it lies inside a reported match, or starts inside one and
+    runs past its end (then it is looked up directly): an occurrence at a position the scan reached starts a match it
+    is a prefix of, and any other lies within or across the match that covered its start."""
+    index = _word_index(tuple(sorted({w for p in passes for w in p.triggers})))
+    present: set[str] = set()
+    maybe: set[str] = set()
+    for match in set(index.regex.findall(text)):
+        inside, across = index.explain(match)
+        present |= inside
+        maybe |= across
+    present |= {w for w in maybe - present if w in text}
+    return [p for p in passes if not present.isdisjoint(p.triggers)]
+
+
 def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
     """The combined trigger regex over raw bytes (exact for UTF-8 and the ASCII-compatible encodings)."""
     return _bytes_regex(tuple(sorted({w for p in passes for w in p.triggers})))
@@ -470,7 +515,7 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     Callers run the trigger regex first; this costs one ``ast.parse`` and a walk of the statements, going into the
     expressions only of those that hold a trigger word (every statement when a pass's targets are not anchored).
     """
-    passes = [p for p in passes if _text_regex(tuple(sorted(p.triggers))).search(text)]
+    passes = triggered(text, passes)
     if not passes:
         return []
     tree = parse(text)

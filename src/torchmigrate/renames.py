@@ -16,7 +16,7 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import ParentNodeProvider
 
-from torchmigrate.transform import PassTransformer, Sink, build_dotted, chain_root, dotted_name
+from torchmigrate.transform import PassTransformer, Sink, _Node, build_dotted, chain_root, dotted_name
 
 if TYPE_CHECKING:
     from torchmigrate.passes import Pass
@@ -57,6 +57,18 @@ class RenameTransformer(PassTransformer):
         self._used_names: set[str] | None = None
         # Imports split off a function-local ``from … import`` line: they stay local, next to it (keyed by the line).
         self._split_imports: dict[int, dict[str, list[cst.ImportAlias]]] = {}
+        self._import_depth = 0  # > 0 while the traversal is inside an import statement (no parent metadata needed)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            self._import_depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: _Node, updated_node: _Node) -> _Node | cst.RemovalSentinel:
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, (cst.Import, cst.ImportFrom)):
+            self._import_depth -= 1
+        return result
 
     def used_names(self) -> set[str]:
         if self._used_names is None:
@@ -219,7 +231,7 @@ class RenameTransformer(PassTransformer):
 
     def _rename_expr(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         name = self.qualname(original)
-        if name is None or name not in self.renames or self._inside_import(original):
+        if name is None or name not in self.renames or self._import_depth:
             return updated
         if not self.allowed(original):
             return updated

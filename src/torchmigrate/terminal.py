@@ -12,10 +12,10 @@ import sys
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from rich.console import Console
-from rich.text import Text
+if TYPE_CHECKING:  # rich is imported when colour is used: plain output (CI, pipes, cached runs) does not pay for it
+    from rich.console import Console
 
 from torchmigrate.passes import Pass
 from torchmigrate.report import Summary, diff_bytes, unified_diff
@@ -45,6 +45,8 @@ def use_color(choice: str, stream: TextIO, env: Mapping[str, str] | None = None)
 
 def console(stream: TextIO, color: bool, wrap: bool = False) -> Console:
     """A rich console on ``stream`` that does not wrap (unless ``wrap``), highlight, or read markup or emoji codes."""
+    from rich.console import Console
+
     return Console(
         file=stream,
         force_terminal=color,
@@ -68,6 +70,8 @@ def print_diff(out: Console, diff: str) -> None:
 
 
 def print_finding(out: Console, path: str, line: int, col: int, pass_id: str, message: str) -> None:
+    from rich.text import Text
+
     text = Text()
     text.append(f"{path}:{line}:{col}:", style="bold")
     text.append(" ")
@@ -77,6 +81,8 @@ def print_finding(out: Console, path: str, line: int, col: int, pass_id: str, me
 
 
 def print_error(out: Console, path: str, error: str) -> None:
+    from rich.text import Text
+
     text = Text()
     text.append(f"{path}:", style="bold")
     text.append(" error:", style="bold red")
@@ -102,6 +108,8 @@ class Tally:
 
 
 def print_summary(out: Console, summary: Summary, tally: Tally, *, written: bool) -> None:
+    from rich.text import Text
+
     """A table of edits and findings per pass, then the one-line summary."""
     from rich.table import Table  # imported when needed: it costs start-up time on every run
 

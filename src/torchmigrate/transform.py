@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
+from libcst import MetadataDependent
 from libcst.codemod import Codemod, CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.codemod.visitors._remove_imports import RemovedNodeVisitor
 from libcst.matchers import _visitors as _matcher_visitors
 from libcst.metadata import (
     BaseMetadataProvider,
@@ -576,7 +578,10 @@ class PassTransformer(ContextAwareTransformer):
 
     def drop_imports_of(self, node: cst.CSTNode) -> None:
         """Remove imports that ``node`` referenced once nothing else uses them."""
-        RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+        else:  # what libcst's helper does, without its visitor's matcher-decorator set-up (a member inspection per use)
+            node.visit(_RemovedNodeVisitor(self.context))
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         # Removing statements must never leave a block empty: that would not parse.
@@ -601,6 +606,30 @@ class PassTransformer(ContextAwareTransformer):
         self.edited(original_node, ctx.message or f"{name} → migrated")
         self.drop_imports_of(original_node.func)
         return result
+
+
+class _RemovedNodeVisitor(RemovedNodeVisitor):
+    """libcst's ``RemovedNodeVisitor`` (schedules the removal of the imports a node uses) on the plain CSTVisitor
+    machinery: it uses no matcher decorators, so their per-instance inspection and per-node checks are skipped."""
+
+    def __init__(self, context: CodemodContext) -> None:
+        MetadataDependent.__init__(self)
+        self.context = context
+        self._extra_visit_funcs = {}
+        self._extra_leave_funcs = {}
+        self._matchers = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return cst.CSTVisitor.on_visit(self, node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        cst.CSTVisitor.on_leave(self, original_node)
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        cst.CSTVisitor.on_visit_attribute(self, node, attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        cst.CSTVisitor.on_leave_attribute(self, original_node, attribute)
 
 
 class CallContext:
