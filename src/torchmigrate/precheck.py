@@ -509,6 +509,71 @@ def _word_regex(triggers: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile(trie_pattern(triggers))
 
 
+# Comments and string literals, as Python's tokenizer sees them (string prefixes included; an f-string is matched
+# whole only when its replacement fields hold no quote of its own kind, which prose_only() checks).
+_PROSE = re.compile(
+    r"""(?P<comment>\#[^\r\n]*)"""
+    r"""|(?P<string>(?<![\w])(?P<prefix>[rRbBuUfF]{0,2})"""
+    r"""(?:'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*"))""",
+    re.DOTALL,
+)
+_QUOTE = re.compile(r"['\"]")
+_REST_OF_LINE = re.compile(r"[ \t\f]*(?:\#[^\r\n]*)?(?:\r\n|\r|\n|\Z)")
+
+
+def prose_only(text: str, regex: re.Pattern[str]) -> bool:
+    """True when every match of ``regex`` in ``text`` lies in a comment or in a string that is a statement of its own
+    (a docstring, or any bare string line), where no pass can act; False whenever that is not certain.
+
+    A lexical look, far cheaper than a parse. It is exact for valid Python or gives up: every quote outside comments
+    must belong to a string it matched (so it is in step with the tokenizer), and an f-string whose braces do not
+    balance (PEP 701 lets its fields hold quotes of its own kind) makes it give up too. A string counts as a statement
+    only when it starts a line at bracket depth 0 (no backslash continuation before it) and nothing but a comment
+    follows it on its last line; f-strings never do (their fields are code)."""
+    matches = [m.start() for m in regex.finditer(text)]
+    if not matches:
+        return True
+    if "\r" in text and text.count("\r") != text.count("\r\n"):
+        return False  # lone CR line breaks: line starts below would be wrong
+    prose: list[tuple[int, int]] = []
+    depth = 0
+    position = 0
+    for token in _PROSE.finditer(text):
+        start, end = token.span()
+        code = text[position:start]
+        if _QUOTE.search(code):
+            return False  # out of step with the tokenizer (or not valid Python): let the parser decide
+        depth += code.count("(") + code.count("[") + code.count("{") - code.count(")") - code.count("]") - code.count("}")
+        position = end
+        if token.group("comment") is not None:
+            prose.append((start, end))
+            continue
+        prefix = token.group("prefix").lower()
+        if "f" in prefix:
+            body = token.group("string")
+            if body.count("{") != body.count("}"):
+                return False
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        if depth != 0 or text[line_start:start].strip(" \t\f"):
+            continue
+        before = text[: max(line_start - 1, 0)].rstrip("\r")
+        if before.endswith("\\"):
+            continue  # a continuation line: the string belongs to the statement above
+        if _REST_OF_LINE.match(text, end) is None:
+            continue
+        prose.append((start, end))
+    if _QUOTE.search(text, position):
+        return False
+    index = 0
+    for at in matches:
+        while index < len(prose) and prose[index][1] <= at:
+            index += 1
+        if index == len(prose) or not prose[index][0] <= at:
+            return False
+    return True
+
+
 def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> list[Pass]:
     """The subset of ``passes`` (order kept) that may edit ``text`` or report a finding on it.
 
@@ -518,6 +583,9 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     passes = triggered(text, passes)
     if not passes:
         return []
+    anchored = all((t := pass_targets(p)) is None or _anchored(p, t) for p in passes)
+    if anchored and not full and prose_only(text, _text_regex(tuple(sorted({w for p in passes for w in p.triggers})))):
+        return []  # trigger words only in comments and docstrings: nothing to parse
     tree = parse(text)
     if tree is None:
         return passes
