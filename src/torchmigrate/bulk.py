@@ -164,7 +164,7 @@ class BulkRun:
             if repo.refused:
                 continue
             for task in self._planner(number):
-                yield replace(task, repo=number)
+                yield task if task.repo == number else replace(task, repo=number)
 
     def preflight(self) -> None:
         if self.git is not None:

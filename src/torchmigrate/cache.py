@@ -78,11 +78,18 @@ def options_fingerprint(options: Options) -> str:
     return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}".encode()).hexdigest()[:32]
 
 
-def result_key(data: bytes, options_fp: str) -> str:
-    digest = hashlib.sha256(tool_fingerprint().encode())
+@cache
+def _key_prefix(tool_fp: str, options_fp: str) -> Any:
+    digest = hashlib.sha256(tool_fp.encode())
     digest.update(options_fp.encode())
+    return digest
+
+
+def result_key(data: bytes, options_fp: str) -> str:
+    """A file's cache key: a hash of the tool's fingerprint, the options and the file's bytes."""
+    digest = _key_prefix(tool_fingerprint(), options_fp).copy()
     digest.update(data)
-    return digest.hexdigest()
+    return str(digest.hexdigest())
 
 
 def encode_result(result: FileResult) -> str:
@@ -149,16 +156,19 @@ class ResultCache:
             self._failed = True
         return self._db
 
-    def _relative(self, path: Path) -> str:
-        return relative_posix(os.path.abspath(path), self._root)
+    def _relative(self, path: Path, absolute: str | None = None) -> str:
+        return relative_posix(absolute or os.path.abspath(path), self._root)
 
-    def get(self, path: Path, options_fp: str, key: str, shown: str, data: bytes) -> FileResult | None:
+    def get(
+        self, path: Path, options_fp: str, key: str, shown: str, data: bytes, absolute: str | None = None
+    ) -> FileResult | None:
+        """The cached result for ``path`` (``absolute``: its absolute path, when the caller has it) if its key matches."""
         db = self._connect()
         if db is None:
             return None
         try:
             row = db.execute(
-                "SELECT key, value FROM results WHERE path = ? AND options = ?", (self._relative(path), options_fp)
+                "SELECT key, value FROM results WHERE path = ? AND options = ?", (self._relative(path, absolute), options_fp)
             ).fetchone()
             if row is None or row[0] != key:
                 self.misses += 1

@@ -286,4 +286,5 @@ def tasks(plans: Sequence[RootPlan]) -> Iterator[Task]:
                 relative = _relative(task.path, root_plan.config.base)
                 if relative is not None and excluded.match_file(relative):
                     continue
-            yield replace(task, options=root_plan.options_for(task.path, task.options))
+            options = root_plan.options_for(task.path, task.options)
+            yield task if options is task.options else replace(task, options=options)

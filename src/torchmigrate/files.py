@@ -263,9 +263,9 @@ def _walk(
         specs = [*specs, (folder, own)]
     is_real = os.path.realpath(folder) == str(folder)  # then so is the path of each plain file in it
     for entry in entries:
-        path = folder / entry.name
         shown_path = shown / entry.name
         if entry.is_dir(follow_symlinks=False):
+            path = folder / entry.name
             ci = project_files and entry.name in CI_DIRS
             if (entry.name.startswith(".") and not ci) or entry.name in SKIP_DIRS or entry.name.endswith(".egg-info"):
                 continue
@@ -277,7 +277,8 @@ def _walk(
         elif _wanted(shown_path, suffixes, hidden, project_files):
             if entry.is_symlink() and entry.is_dir():
                 continue
-            if _ignored(path, False, specs):
+            path = folder / entry.name
+            if specs and _ignored(path, False, specs):
                 continue
             if excluded is not None and excluded.match_file(shown_path.as_posix()):
                 continue

@@ -14,7 +14,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from torchmigrate.precheck import ast_parse
+from torchmigrate.precheck import ast_chain, ast_parse
 from torchmigrate.transform import _code, dotted_name
 
 __all__ = ["AddImports", "ScheduledImport", "drop_unused_imports"]
@@ -56,13 +56,9 @@ def drop_unused_imports(module: cst.Module, scheduled: Iterable[ScheduledImport]
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
             loaded.add(node.id)
         elif isinstance(node, ast.Attribute):
-            parts = [node.attr]
-            value: ast.expr = node.value
-            while isinstance(value, ast.Attribute):
-                parts.append(value.attr)
-                value = value.value
-            if isinstance(value, ast.Name):
-                chains.add(".".join([value.id, *reversed(parts)]))
+            chain = ast_chain(node)
+            if chain is not None:
+                chains.add(chain)
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             words.update(re.findall(r"[A-Za-z_][\w.]*", node.value))
 

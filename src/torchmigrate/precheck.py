@@ -298,9 +298,9 @@ class Scan:
         return {bound + dot + rest for bound in self.bindings.get(root, ())} | {f"{m}.{chain}" for m in self.stars}
 
 
-def _callee(call: ast.Call) -> str | None:
+def ast_chain(node: ast.expr) -> str | None:
+    """``a.b.c`` for a name or an attribute chain rooted at a name (``th.export.export``), else ``None``."""
     parts: list[str] = []
-    node: ast.expr = call.func
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
@@ -308,6 +308,10 @@ def _callee(call: ast.Call) -> str | None:
         return None
     parts.append(node.id)
     return ".".join(reversed(parts))
+
+
+def _callee(call: ast.Call) -> str | None:
+    return ast_chain(call.func)
 
 
 def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:

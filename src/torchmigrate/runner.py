@@ -9,6 +9,7 @@ the tree. Writing and cache updates happen here, in the parent, in that same ord
 
 from __future__ import annotations
 
+import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from torchmigrate.cache import CacheSet, ResultCache, options_fingerprint, project_root, result_key
 from torchmigrate.executors import Executor, WorkItem, default_jobs, make_executor
-from torchmigrate.files import SourceError, decode_source, display_path, encode, read_source, write_atomic
+from torchmigrate.files import SourceError, decode_source, display_path, encode, read_source, relative_posix, write_atomic
 from torchmigrate.passes import Options, Pass
 from torchmigrate.pins import project_kind
 from torchmigrate.precheck import bytes_trigger_regex
@@ -144,7 +145,8 @@ class Runner:
         return self.caches.for_root(root)
 
     def _prepare(self, task: Task) -> tuple[_Slot, WorkItem | None]:
-        shown = display_path(task.path)
+        absolute = os.path.abspath(task.path)
+        shown = relative_posix(absolute, os.getcwd())  # display_path(), sharing the absolute path with the cache
         slot = _Slot(task)
         try:
             data = task.path.read_bytes()
@@ -156,7 +158,7 @@ class Runner:
             options_fp = self._fingerprint(task.options)
             slot.cache, slot.options_fp = cache, options_fp
             slot.key = result_key(data, options_fp)
-            slot.result = cache.get(task.path, options_fp, slot.key, shown, data)
+            slot.result = cache.get(task.path, options_fp, slot.key, shown, data, absolute)
             if slot.result is not None:
                 slot.cache = None  # nothing new to store
                 return slot, None

@@ -31,6 +31,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from torchmigrate.precheck import ast_chain
+
 __all__ = ["Slice", "make_slice", "MIN_SAVING"]
 
 MIN_SAVING = 0.3
@@ -64,13 +66,13 @@ class Slice:
     def splice(self, new_text: str) -> str | None:
         """``new_text`` (the passes' output for :attr:`text`) with every stub line put back, or ``None`` when the stubs
         did not come through exactly once each, unchanged and in order."""
-        lines = new_text.splitlines(keepends=True)
+        lines = _split_newlines(new_text)
         out: list[str] = []
         expected = iter(self.holes)
         pending = next(expected, None)
         for line in lines:
             bare = line.rstrip("\r\n")
-            if bare.startswith("__torchmigrate_hole_") or "__torchmigrate_hole_" in bare:
+            if "__torchmigrate_hole_" in bare:
                 if bare != pending:
                     return None
                 out.append(self.holes[bare])
@@ -130,14 +132,9 @@ def _uses(statements: Iterable[ast.stmt]) -> tuple[set[str], set[str], set[str]]
             if kind is ast.Name:
                 names.add(node.id)  # type: ignore[attr-defined]
             elif kind is ast.Attribute:
-                parts = [node.attr]  # type: ignore[attr-defined]
-                value = node.value  # type: ignore[attr-defined]
-                while type(value) is ast.Attribute:
-                    parts.append(value.attr)
-                    value = value.value
-                if type(value) is ast.Name:
-                    parts.append(value.id)
-                    chains.add(".".join(reversed(parts)))
+                chain = ast_chain(node)  # type: ignore[arg-type]
+                if chain is not None:
+                    chains.add(chain)
             elif kind is ast.Constant:
                 if type(node.value) is str:  # type: ignore[attr-defined]
                     words.update(_STRING_WORD.findall(node.value))  # type: ignore[attr-defined]
@@ -153,7 +150,6 @@ def _uses(statements: Iterable[ast.stmt]) -> tuple[set[str], set[str], set[str]]
             elif kind is ast.ExceptHandler or kind is ast.MatchAs or kind is ast.MatchStar:
                 if node.name:  # type: ignore[attr-defined]
                     names.add(node.name)  # type: ignore[attr-defined]
-    # a chain whose prefix is also listed adds nothing the longer one does not show
     return names, chains, words
 
 
