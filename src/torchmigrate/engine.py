@@ -58,7 +58,8 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
     """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``.
 
     With ``precheck`` (the default), the stdlib-``ast`` look of :mod:`torchmigrate.precheck` decides which passes can
-    act at all; libcst parses the file only when one can, and runs only those (until the text changes).
+    act at all; libcst parses the file only when one can, and runs only those (until the text changes), on the slice of
+    the file they can act on (:mod:`torchmigrate.slicing`) when that leaves enough out.
     """
     result = FileResult(path=path, old=text, new=text)
     if not passes or skips_file(text) or not trigger_regex(passes).search(text):
