@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import random
 from collections.abc import Iterator
 
 import pytest
@@ -171,3 +172,26 @@ def test_a_module_variable_ties_statements_together() -> None:
     assert "model.load_state_dict(state)" in sliced.text
     result, whole, used = _both(code, passes)
     _same(result, whole)
+
+
+def test_files_mixing_several_examples_give_the_whole_file_result() -> None:
+    # Interactions: several passes' examples in one file, with unrelated code between some of them.
+    passes = select_passes(to=parse_version("2.13"), from_=OLDEST, select=[p.id for p in all_passes()])
+    befores = [e.before for p in PYTHON_PASSES for e in p.examples if "__future__" not in e.before]
+    rng = random.Random(42)
+    sliced_files = 0
+    for _ in range(40):
+        parts = []
+        for _ in range(rng.randint(2, 4)):
+            parts.append(rng.choice(befores))
+            if rng.random() < 0.7:
+                parts.append(FILLER.format(k=rng.randint(1, 999)))
+        code = "\n".join(parts)
+        try:
+            ast.parse(code)
+        except SyntaxError:
+            continue
+        sliced, whole, used = _both(code, passes)
+        _same(sliced, whole)
+        sliced_files += used
+    assert sliced_files > 15
