@@ -7,17 +7,18 @@ whatever runs them; the runner restores path order. An executor only has ``submi
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path, PurePath
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from torchmigrate.files import SourceError, decode_source
 from torchmigrate.passes import Options
 from torchmigrate.results import FileResult
+
+if TYPE_CHECKING:  # imported when a pool starts: a cached or one-process run does not pay for them
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 __all__ = ["Executor", "WorkItem", "default_jobs", "make_executor", "migrate_batch", "migrate_data"]
 
@@ -82,6 +83,9 @@ class PoolExecutor:
 
     def _start(self) -> ProcessPoolExecutor:
         if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
             method = "fork" if sys.platform.startswith("linux") else None  # fork: workers inherit the loaded passes
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context(method))
         return self._pool
