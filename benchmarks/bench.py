@@ -1,7 +1,7 @@
 """Benchmark: files/s for reading, ``ast.parse``, libcst, and ``migrate --diff`` cold and warm, on a synthetic tree.
 
-    python benchmarks/bench.py                       # 2000 files, seed 0, --jobs = CPUs
-    python benchmarks/bench.py --files 5000 --jobs 2 --legacy 0.05 --keep /tmp/tree
+    python benchmarks/bench.py                       # the benchmark tree: 5000 files, seed 0, --jobs = CPUs
+    python benchmarks/bench.py --files 2000 --jobs 2 --legacy 0.05 --keep /tmp/tree
 
 The tree is generated from templates with random identifiers (deterministic for a seed): model definitions, training
 loops (12% of files), checkpoint helpers (12%), datasets, utilities, configs and tests of typical size. A fraction ``--legacy`` of the files uses
@@ -281,7 +281,7 @@ def rate(count: int, seconds: float) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description="torchmigrate benchmark")
-    parser.add_argument("--files", type=int, default=2000)
+    parser.add_argument("--files", type=int, default=5000, help="files in the tree (default 5000: the benchmark tree)")
     parser.add_argument("--legacy", type=float, default=0.02, help="share of files with legacy APIs (default 2%%)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=None, help="migrate --jobs (default: CPUs)")
