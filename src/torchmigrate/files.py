@@ -143,9 +143,10 @@ def write_atomic(path: Path, data: bytes, expected_old: bytes | None = None) -> 
                     os.unlink(tmp_name)
 
 
-def display_path(path: Path) -> str:
-    """``path`` relative to the working directory when it lies below it (as ``git apply`` wants), else absolute."""
-    return relative_posix(os.path.abspath(path), os.getcwd())
+def display_path(path: Path, absolute: str | None = None) -> str:
+    """``path`` relative to the working directory when it lies below it (as ``git apply`` wants), else absolute.
+    ``absolute``: ``path`` made absolute, when the caller has it already."""
+    return relative_posix(absolute or os.path.abspath(path), os.getcwd())
 
 
 def relative_posix(absolute: str, base: str) -> str:
@@ -224,7 +225,7 @@ def discover(
 
     for given in paths:
         if given.is_file() or (given.is_symlink() and not given.is_dir()):
-            if take(given, None):
+            if take(given):
                 yield given
             continue
         if not given.is_dir():

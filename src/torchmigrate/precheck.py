@@ -142,6 +142,19 @@ _COMPOUND = (
 )
 
 
+def statement_start(node: ast.AST) -> int:
+    """The first line of a statement, its decorators included."""
+    start: int = node.lineno  # type: ignore[attr-defined]
+    for decorator in getattr(node, "decorator_list", ()):
+        start = min(start, decorator.lineno)
+    return start
+
+
+def has_lone_cr(text: str) -> bool:
+    """``text`` breaks lines with a bare ``\\r`` somewhere: line counts done on ``\\n`` would be wrong."""
+    return "\r" in text and text.count("\r") != text.count("\r\n")
+
+
 def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
     """Every node of ``tree`` (``lines=None``), or only the nodes of the statements that span one of ``lines``
     (sorted) — the lines where a trigger word occurs — plus the module's own import statements. A statement that spans
@@ -165,9 +178,7 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
                 yield from ast.walk(node.guard)  # type: ignore[attr-defined]
             stack.extend(reversed(node.body))  # type: ignore[attr-defined]
             continue
-        start = node.lineno  # type: ignore[attr-defined]
-        for decorator in getattr(node, "decorator_list", ()):
-            start = min(start, decorator.lineno)
+        start = statement_start(node)
         end = node.end_lineno or start  # type: ignore[attr-defined]
         index = bisect_left(lines, start)
         if not (index < len(lines) and lines[index] <= end):
@@ -310,9 +321,6 @@ def ast_chain(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _callee(call: ast.Call) -> str | None:
-    return ast_chain(call.func)
-
 
 def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
     """An import binds a local name through which a target can be used without spelling any trigger word
@@ -340,7 +348,7 @@ def _filtered_hit(scanned: Scan, pass_: Pass, targets: frozenset[str], limited: 
         if _references_names(scanned.resolve(chain), targets):
             return True
     for call in scanned.calls:
-        callee = _callee(call)
+        callee = ast_chain(call.func)
         if callee is None:
             continue
         if _references_names(scanned.resolve(callee), targets) and pass_.call_filter(call):
@@ -441,9 +449,7 @@ def code_ranges(tree: ast.Module, lines: list[int] | None = None) -> list[tuple[
             start = node.pattern.lineno
             header = [node.pattern] + ([node.guard] if node.guard is not None else [])
         else:
-            start = node.lineno  # type: ignore[attr-defined]
-            for decorator in getattr(node, "decorator_list", ()):
-                start = min(start, decorator.lineno)
+            start = statement_start(node)
             if lines is not None:
                 index = bisect_left(lines, start)
                 if not (index < len(lines) and lines[index] <= (getattr(node, "end_lineno", None) or start)):
@@ -537,7 +543,7 @@ def prose_only(text: str, regex: re.Pattern[str]) -> bool:
     matches = [m.start() for m in regex.finditer(text)]
     if not matches:
         return True
-    if "\r" in text and text.count("\r") != text.count("\r\n"):
+    if has_lone_cr(text):
         return False  # lone CR line breaks: line starts below would be wrong
     prose: list[tuple[int, int]] = []
     depth = 0

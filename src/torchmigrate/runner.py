@@ -17,7 +17,7 @@ from pathlib import Path
 
 from torchmigrate.cache import CacheSet, ResultCache, options_fingerprint, project_root, result_key
 from torchmigrate.executors import Executor, WorkItem, default_jobs, make_executor
-from torchmigrate.files import SourceError, decode_source, display_path, encode, read_source, relative_posix, write_atomic
+from torchmigrate.files import SourceError, decode_source, display_path, encode, read_source, write_atomic
 from torchmigrate.passes import Options, Pass
 from torchmigrate.pins import project_kind
 from torchmigrate.precheck import bytes_trigger_regex
@@ -146,7 +146,7 @@ class Runner:
 
     def _prepare(self, task: Task) -> tuple[_Slot, WorkItem | None]:
         absolute = os.path.abspath(task.path)
-        shown = relative_posix(absolute, os.getcwd())  # display_path(), sharing the absolute path with the cache
+        shown = display_path(task.path, absolute)  # the absolute path serves the cache row too
         slot = _Slot(task)
         try:
             data = task.path.read_bytes()

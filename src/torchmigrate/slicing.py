@@ -31,7 +31,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from torchmigrate.precheck import ast_chain
+from torchmigrate.precheck import ast_chain, has_lone_cr, statement_start
 
 __all__ = ["Slice", "make_slice", "MIN_SAVING"]
 
@@ -153,13 +153,15 @@ def _uses(statements: Iterable[ast.stmt]) -> tuple[set[str], set[str], set[str]]
     return names, chains, words
 
 
-def _stub(number: int, statements: list[ast.stmt], visible: frozenset[str], dotted: frozenset[str], newline: str) -> str:
+def _stub(
+    number: int, statements: list[ast.stmt], bound: set[str], visible: frozenset[str], dotted: frozenset[str], newline: str
+) -> str:
     """One line standing for ``statements``: the module-level names they bind, and what else the rest of the file can
     observe of them: the names they use that are module-level, imported or builtin (``visible``; a function's local
     ``x`` cannot clash with anything a pass adds elsewhere), the ``import a.b`` modules (``dotted``) they use through
     attribute chains, and the import names their strings spell (``__all__``, string annotations). Never an attribute
-    chain beyond an imported module: ``torch.load`` in a stub would be a reference for a pass to act on."""
-    bound = sorted(n for n in _module_bindings(statements) if not keyword.iskeyword(n) and n != "__debug__")
+    chain beyond an imported module: ``torch.load`` in a stub would be a reference for a pass to act on. ``bound``: the
+    module-level names the statements bind."""
     names, chains, words = _uses(statements)
     args = sorted(n for n in names if n in visible and not keyword.iskeyword(n))
     args += sorted(m for m in dotted if any(c == m or c.startswith(m + ".") for c in chains))
@@ -167,22 +169,15 @@ def _stub(number: int, statements: list[ast.stmt], visible: frozenset[str], dott
     if seen:
         args.append('"' + " ".join(seen) + '"')
     call = f"{_STUB.format(number)}({', '.join(args)})"
-    targets = "".join(f"{name} = " for name in bound)
+    targets = "".join(f"{name} = " for name in sorted(bound) if not keyword.iskeyword(name) and name != "__debug__")
     return targets + call + newline
-
-
-def _first_line(statement: ast.stmt) -> int:
-    first: int = statement.lineno
-    for decorator in getattr(statement, "decorator_list", ()):
-        first = min(first, decorator.lineno)
-    return first
 
 
 def _groups(tree: ast.Module) -> list[tuple[int, list[ast.stmt]]]:
     """Top-level statements grouped so that no two groups share a line: (last line, statements)."""
     groups: list[tuple[int, list[ast.stmt]]] = []
     for statement in tree.body:
-        start = _first_line(statement)
+        start = statement_start(statement)
         end = statement.end_lineno or start
         if groups and start <= groups[-1][0]:
             groups[-1] = (max(groups[-1][0], end), [*groups[-1][1], statement])
@@ -218,7 +213,7 @@ def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str]) -> list[t
 def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: str = "\n") -> Slice | None:
     """The slice of ``text`` (parsed as ``tree``) for passes whose trigger words ``triggers`` matches, or ``None``
     when slicing would not leave out enough (or the text has line breaks the ``ast`` counts differently)."""
-    if "\r" in text.replace("\r\n", "") or "migrate:" in text:
+    if has_lone_cr(text) or "migrate:" in text:
         return None  # lone CR line breaks; suppression comments (their logical lines must stay whole)
     groups = _groups(tree)
     if len(groups) < 3:
@@ -240,7 +235,8 @@ def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: 
             imported |= local
             if triggers.search(segment):
                 relevant |= local
-    visible = frozenset(imported | _module_bindings(tree.body) | _BUILTINS)
+    bindings = [_module_bindings(statements) for _, statements in groups]
+    visible = frozenset(imported.union(*bindings) | _BUILTINS)
     keep = [False] * len(groups)
     keep[0] = True
     words = [set(_WORD.findall(chunk)) for chunk in chunks]
@@ -249,7 +245,7 @@ def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: 
             keep[index] = True
     # Module-level variables tie groups together: keep every group that uses a variable a kept one binds or uses.
     variables = [_assigned(statements) for _, statements in groups]
-    every_variable = _all_variables(variables)
+    every_variable = set().union(*variables)
     changed = True
     while changed:
         changed = False
@@ -281,10 +277,11 @@ def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: 
         statements = [s for _, group in groups[run_start:index] for s in group]
         # The blank and comment lines before the run stay as they are: libcst attaches them to the statement that
         # follows, and what a pass does around a statement (an import added above it) depends on them.
-        first, head = spans[run_start][0], _first_line(statements[0])
+        first, head = spans[run_start][0], statement_start(statements[0])
         out.extend(lines[first - 1 : head - 1])
         origin.extend(range(first, head))
-        stub = _stub(len(holes) + 1, statements, visible, frozenset(dotted), newline)
+        bound = set().union(*bindings[run_start:index])
+        stub = _stub(len(holes) + 1, statements, bound, visible, frozenset(dotted), newline)
         holes[stub.rstrip("\r\n")] = "".join(lines[head - 1 : spans[index - 1][1]])
         out.append(stub)
         origin.append(0)
@@ -299,10 +296,3 @@ def _assigned(statements: list[ast.stmt]) -> set[str]:
             continue
         names |= _module_bindings([statement])
     return names
-
-
-def _all_variables(variables: list[set[str]]) -> set[str]:
-    out: set[str] = set()
-    for names in variables:
-        out |= names
-    return out

@@ -330,6 +330,13 @@ class Sink:
         return True
 
 
+def _no_matchers(obj: Any) -> None:
+    """The state libcst's matcher-decorator visitors keep, empty: for our subclasses that skip their ``__init__``."""
+    obj._extra_visit_funcs = {}
+    obj._extra_leave_funcs = {}
+    obj._matchers = {}
+
+
 _MATCHER_MARKERS = tuple(
     getattr(_matcher_visitors, name)
     for name in (
@@ -363,9 +370,7 @@ class PassTransformer(ContextAwareTransformer):
         # uses matcher decorators (``__init_subclass__`` refuses them), so the plain CSTTransformer machinery runs.
         Codemod.__init__(self, context)
         cst.CSTTransformer.__init__(self)
-        self._extra_visit_funcs = {}
-        self._extra_leave_funcs = {}
-        self._matchers = {}
+        _no_matchers(self)
         self.pass_ = pass_
         self.sink = sink
         self._global_names: set[str] | None = None
@@ -615,9 +620,7 @@ class _RemovedNodeVisitor(RemovedNodeVisitor):
     def __init__(self, context: CodemodContext) -> None:
         MetadataDependent.__init__(self)
         self.context = context
-        self._extra_visit_funcs = {}
-        self._extra_leave_funcs = {}
-        self._matchers = {}
+        _no_matchers(self)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         return cst.CSTVisitor.on_visit(self, node)
