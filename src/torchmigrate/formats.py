@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 from torchmigrate import __version__
 from torchmigrate.passes import Pass, all_passes
-from torchmigrate.report import Summary
+from torchmigrate.report import Summary, split_lines
 from torchmigrate.results import Edit, FileResult
 
 __all__ = ["FORMATS", "JSON_SCHEMA", "JSON_SCHEMA_VERSION", "RunInfo", "render", "render_github", "render_json", "render_sarif"]
@@ -179,14 +179,6 @@ def _location(path: str, line: int, col: int) -> dict[str, Any]:
     return {"physicalLocation": {"artifactLocation": _artifact(path), "region": region}}
 
 
-def _lines(text: str) -> list[str]:
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
-
-
 @dataclass(frozen=True)
 class Hunk:
     """Old lines ``[start, end)`` (0-based) replaced by ``text``."""
@@ -209,7 +201,7 @@ class Hunk:
 
 def hunks(old: str, new: str) -> list[Hunk]:
     """The line ranges that differ between ``old`` and ``new``."""
-    old_lines, new_lines = _lines(old), _lines(new)
+    old_lines, new_lines = split_lines(old), split_lines(new)
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     return [Hunk(i1, i2, "".join(new_lines[j1:j2])) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
@@ -253,7 +245,7 @@ def render_sarif(run: RunInfo) -> str:
         fixes: dict[int, list[Hunk]] = {}
         old_lines: list[str] = []
         if result.changed and not run.written and result.old is not None and result.new is not None:
-            old_lines = _lines(result.old)
+            old_lines = split_lines(result.old)
             fixes = _assign(edits, hunks(result.old, result.new))
         state = "applied" if result.written else "would change"
         for i, edit in enumerate(edits):

@@ -12,7 +12,7 @@ from torchmigrate.results import FileResult
 __all__ = ["Report", "Summary", "diff_bytes", "unified_diff"]
 
 
-def _lines(text: str) -> list[str]:
+def split_lines(text: str) -> list[str]:
     """Split on ``\\n`` only, keeping the ends, as git does (a lone ``\\r`` is not a line break for git)."""
     parts = text.split("\n")
     lines = [part + "\n" for part in parts[:-1]]
@@ -27,7 +27,7 @@ def unified_diff(old: str, new: str, path: str, context: int = 3) -> str:
     For a notebook each hunk header names the cell it changes (``@@ -18,8 +18,7 @@ cell 2``; git ignores that text).
     """
     out: list[str] = []
-    for line in difflib.unified_diff(_lines(old), _lines(new), f"a/{path}", f"b/{path}", n=context):
+    for line in difflib.unified_diff(split_lines(old), split_lines(new), f"a/{path}", f"b/{path}", n=context):
         if line.endswith("\n"):
             out.append(line)
         else:

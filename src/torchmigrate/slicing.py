@@ -32,6 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchmigrate.precheck import ast_chain, has_lone_cr, statement_start
+from torchmigrate.report import split_lines
 
 __all__ = ["Slice", "make_slice", "MIN_SAVING"]
 
@@ -66,7 +67,7 @@ class Slice:
     def splice(self, new_text: str) -> str | None:
         """``new_text`` (the passes' output for :attr:`text`) with every stub line put back, or ``None`` when the stubs
         did not come through exactly once each, unchanged and in order."""
-        lines = _split_newlines(new_text)
+        lines = split_lines(new_text)
         out: list[str] = []
         expected = iter(self.holes)
         pending = next(expected, None)
@@ -82,14 +83,6 @@ class Slice:
         if pending is not None:
             return None
         return "".join(out)
-
-
-def _split_newlines(text: str) -> list[str]:
-    parts = text.split("\n")
-    lines = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
 
 
 def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
@@ -218,7 +211,7 @@ def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: 
     groups = _groups(tree)
     if len(groups) < 3:
         return None
-    lines = _split_newlines(text)
+    lines = split_lines(text)
     spans = _spans(groups, lines)
     chunks = ["".join(lines[first - 1 : last]) for first, last in spans]
 
