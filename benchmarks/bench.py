@@ -324,7 +324,8 @@ def main() -> int:
     t_cst = time.perf_counter() - start
 
     from torchmigrate.api import make_options
-    from torchmigrate.precheck import bytes_trigger_regex, relevant_passes
+    from torchmigrate.python.precheck import relevant_passes
+    from torchmigrate.python.triggers import bytes_trigger_regex
 
     passes = make_options(args.to).passes()
     triggered = [data for data in texts if bytes_trigger_regex(passes).search(data)]

@@ -13,9 +13,9 @@ import sys
 from pathlib import Path
 
 import torchmigrate
-from torchmigrate import gitops
 from torchmigrate.api import make_options
-from torchmigrate.bulk import RepoOutcome, commit_message
+from torchmigrate.run import gitops
+from torchmigrate.run.bulk import RepoOutcome, commit_message
 
 
 def migrate_repo(repo: Path, to: str, branch: str | None) -> str:

@@ -12,7 +12,7 @@ import libcst
 import pytest
 
 from torchmigrate import migrate_paths
-from torchmigrate.cache import CACHE_DIR, project_root
+from torchmigrate.run.cache import CACHE_DIR, project_root
 
 LEGACY = "import torch\n\nep = torch.export.export_for_inference(model, (x,), decomp_table=table)\n"
 TRAINING = "import torch as th\n\nep = th.export.export_for_training(m, (x,))\n"

@@ -8,15 +8,15 @@ import inspect
 from typing import Any
 
 import pytest
+from torchrun import torch_or_skip
+
+from torchmigrate import migrate_source
 from torchmigrate.codemods.v1_12 import assert_allclose
 from torchmigrate.codemods.v2_0 import functorch as functorch_pass
 from torchmigrate.codemods.v2_3 import sdp_kernel
 from torchmigrate.codemods.v2_4 import amp_namespace
 from torchmigrate.codemods.v2_7 import lr_verbose
-from torchrun import torch_or_skip
-
-from torchmigrate import migrate_source
-from torchmigrate.passes import all_passes, get_pass
+from torchmigrate.core.registry import all_passes, get_pass
 
 torch = torch_or_skip()
 
@@ -243,13 +243,13 @@ def test_mixed_file_migrates_in_one_run_and_is_a_fixed_point() -> None:
 
 
 def _pass(**kwargs: Any) -> Any:
-    from torchmigrate.passes import SAFE, Pass
+    from torchmigrate.core.passes import SAFE, Pass
 
     return Pass(id="t-rename", release="2.5", safety=SAFE, title="t", evidence="e", triggers=("_x",), doc="d", **kwargs)
 
 
 def test_a_name_with_its_own_rename_is_split_out_of_a_renamed_module() -> None:
-    from torchmigrate.engine import migrate_text
+    from torchmigrate.python.engine import migrate_text
 
     p = _pass(renames={"pkg._x": "pkg.x", "pkg._x.y.Spec": "pkg.x._spec.Spec"})
     code = "from pkg._x.y import Other, Spec\n\nSpec(Other())\n"
@@ -260,7 +260,7 @@ def test_a_name_with_its_own_rename_is_split_out_of_a_renamed_module() -> None:
 
 
 def test_a_split_import_inside_a_function_stays_there() -> None:
-    from torchmigrate.engine import migrate_text
+    from torchmigrate.python.engine import migrate_text
 
     p = _pass(renames={"pkg._x": "pkg.x", "pkg._x.y.Spec": "pkg.x._spec.Spec"})
     code = "import os\n\n\ndef f():\n    # why\n    from pkg._x.y import Other, Spec\n    return Spec, Other\n"
@@ -273,8 +273,8 @@ def test_a_split_import_inside_a_function_stays_there() -> None:
 def test_a_rename_transformer_subclass_replaces_the_default_step() -> None:
     import libcst as cst
 
-    from torchmigrate.engine import migrate_text
-    from torchmigrate.renames import RenameTransformer
+    from torchmigrate.python.engine import migrate_text
+    from torchmigrate.python.renames import RenameTransformer
 
     class KeepsImports(RenameTransformer):
         def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:

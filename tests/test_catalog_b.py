@@ -11,10 +11,10 @@ import libcst as cst
 import pytest
 
 from torchmigrate import migrate_paths, migrate_source
-from torchmigrate.engine import trigger_regex
-from torchmigrate.passes import get_pass, select_passes
-from torchmigrate.transform import module_part
-from torchmigrate.versions import OLDEST, parse_version
+from torchmigrate.core.registry import get_pass, select_passes
+from torchmigrate.core.versions import OLDEST, parse_version
+from torchmigrate.python.engine import trigger_regex
+from torchmigrate.python.helpers import module_part
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from torchmigrate.cli import app
-from torchmigrate.passes import all_passes
-from torchmigrate.versions import KNOWN_RELEASES
+from torchmigrate.core.registry import all_passes
+from torchmigrate.core.versions import KNOWN_RELEASES
 
 MIGRATE = Path(sys.executable).with_name("migrate")
 LEGACY = "import torch\n\nep = torch.export.export_for_inference(model, (x,))\n"

@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from torchmigrate.cli import app
-from torchmigrate.config import ConfigError, Overrides, load_config, plan, tasks
+from torchmigrate.run.config import ConfigError, Overrides, load_config, plan, tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATE = Path(sys.executable).with_name("migrate")

@@ -20,13 +20,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import torchmigrate.files
-import torchmigrate.passes
+import torchmigrate.core.registry
+import torchmigrate.run.files
 from torchmigrate.cli import app
-from torchmigrate.engine import MAX_PARSE_CHARS
-from torchmigrate.files import TMP_SUFFIX, write_atomic
-from torchmigrate.passes import SAFE, Pass
-from torchmigrate.transform import CallContext
+from torchmigrate.core.passes import SAFE, Pass
+from torchmigrate.python.engine import MAX_PARSE_CHARS
+from torchmigrate.python.transform import CallContext
+from torchmigrate.run.files import TMP_SUFFIX, write_atomic
 
 MIGRATE = Path(sys.executable).with_name("migrate")
 # Only the two bundled export passes run, so the expected bytes below stay exact whatever passes are added later.
@@ -284,9 +284,9 @@ def crashing_pass() -> Pass:
 
 
 def with_passes(monkeypatch: pytest.MonkeyPatch, *extra: Pass) -> None:
-    real = torchmigrate.passes.all_passes()
+    real = torchmigrate.core.registry.all_passes()
     monkeypatch.setattr(
-        torchmigrate.passes, "all_passes", lambda: tuple(sorted((*real, *extra), key=lambda p: (p.version, p.id)))
+        torchmigrate.core.registry, "all_passes", lambda: tuple(sorted((*real, *extra), key=lambda p: (p.version, p.id)))
     )
 
 
@@ -344,7 +344,7 @@ def test_a_failing_write_leaves_the_original_and_no_temporary_file(cwd: Path, mo
             raise OSError(28, "No space left on device")
         real_replace(src, dst)
 
-    monkeypatch.setattr(torchmigrate.files.os, "replace", replace)
+    monkeypatch.setattr(torchmigrate.run.files.os, "replace", replace)
     (cwd / "a.py").write_text(LEGACY)
     (cwd / "b.py").write_text(LEGACY)
     result = runner.invoke(app, [*ARGS, "--jobs", "1", "."])
@@ -360,14 +360,14 @@ def test_a_failing_write_leaves_the_original_and_no_temporary_file(cwd: Path, mo
 
 def test_ctrl_c_during_a_write_finishes_that_file_then_stops(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """SIGINT arriving right after the temporary file is created: the write completes, nothing is left behind."""
-    real_mkstemp = torchmigrate.files.tempfile.mkstemp
+    real_mkstemp = torchmigrate.run.files.tempfile.mkstemp
 
     def mkstemp(**kwargs: str | Path) -> tuple[int, str]:
         made = real_mkstemp(**kwargs)  # type: ignore[call-overload]
         os.kill(os.getpid(), signal.SIGINT)
         return made  # type: ignore[no-any-return]
 
-    monkeypatch.setattr(torchmigrate.files.tempfile, "mkstemp", mkstemp)
+    monkeypatch.setattr(torchmigrate.run.files.tempfile, "mkstemp", mkstemp)
     (cwd / "a.py").write_text(LEGACY)
     (cwd / "b.py").write_text(LEGACY)
     result = runner.invoke(app, [*ARGS, "--jobs", "1", "."])
@@ -381,7 +381,7 @@ def test_ctrl_c_during_a_write_finishes_that_file_then_stops(cwd: Path, monkeypa
 def test_write_atomic_refuses_a_file_changed_since_it_was_read(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     path.write_text("edited by someone else\n")
-    with pytest.raises(torchmigrate.files.SourceError, match="file changed on disk during the run; left as it is"):
+    with pytest.raises(torchmigrate.run.files.SourceError, match="file changed on disk during the run; left as it is"):
         write_atomic(path, MIGRATED.encode(), expected_old=LEGACY.encode())
     assert path.read_text() == "edited by someone else\n"
 

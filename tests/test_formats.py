@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from torchmigrate.api import migrate_source
 from torchmigrate.cli import app
-from torchmigrate.formats import JSON_SCHEMA, JSON_SCHEMA_VERSION, escape_data, escape_property, hunks
-from torchmigrate.passes import all_passes
+from torchmigrate.core.registry import all_passes
+from torchmigrate.output.formats import JSON_SCHEMA, JSON_SCHEMA_VERSION, escape_data, escape_property, hunks
 
 ROOT = Path(__file__).resolve().parents[1]
 SARIF_SCHEMA = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text())

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import inspect
 
-from torchmigrate.codemods.v2_12 import group_names_to_process_groups as pass_module
 from torchrun import torch_or_skip
+
+from torchmigrate.codemods.v2_12 import group_names_to_process_groups as pass_module
 
 
 def test_functional_collective_group_positions() -> None:

@@ -11,8 +11,8 @@ import pytest
 
 from torchmigrate import migrate_source
 from torchmigrate.cli import render_explain
-from torchmigrate.passes import get_pass
-from torchmigrate.results import FileResult
+from torchmigrate.core.registry import get_pass
+from torchmigrate.core.results import FileResult
 
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATE = Path(sys.executable).with_name("migrate")

@@ -12,13 +12,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from torchmigrate.engine import Options
-from torchmigrate.files import discover
-from torchmigrate.notebooks import label_hunks, locate_sources, mask_cell, migrate_notebook, unmask
-from torchmigrate.passes import SAFE, Pass
-from torchmigrate.report import diff_bytes
-from torchmigrate.transform import CallContext
-from torchmigrate.versions import parse_version
+from torchmigrate.core.passes import SAFE, Pass
+from torchmigrate.core.registry import Options
+from torchmigrate.core.versions import parse_version
+from torchmigrate.notebook.cells import label_hunks, locate_sources
+from torchmigrate.notebook.magics import mask_cell, unmask
+from torchmigrate.notebook.migrate import migrate_notebook
+from torchmigrate.output.diffs import diff_bytes
+from torchmigrate.python.transform import CallContext
+from torchmigrate.run.files import discover
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,19 +8,26 @@ from pathlib import Path
 
 import tomllib
 
-from torchmigrate.docs import END, START, with_table
-from torchmigrate.passes import all_passes
+from torchmigrate.core.passes import PROJECT
+from torchmigrate.core.registry import all_passes
+from torchmigrate.output.docs import END, START, with_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_every_codemods_folder_is_a_listed_package() -> None:
-    packages = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    folders = {f"torchmigrate.codemods.{d.name}" for d in (ROOT / "codemods").iterdir() if d.name.startswith("v")}
-    assert folders <= packages, sorted(folders - packages)
-    for folder in (ROOT / "codemods").iterdir():
-        if folder.name.startswith("v"):
+def test_setuptools_finds_every_folder_of_the_package() -> None:
+    """The package list is not written by hand (``packages.find``): each folder with Python files must be a package,
+    or a new release folder would silently be left out of the wheel."""
+    from setuptools import find_packages
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert config["packages"]["find"]["where"] == ["src"]
+    found = set(find_packages(str(ROOT / "src")))
+    package = ROOT / "src" / "torchmigrate"
+    for folder in [package, *(p for p in package.rglob("*") if p.is_dir() and p.name != "__pycache__")]:
+        if any(folder.glob("*.py")):
             assert (folder / "__init__.py").is_file(), folder
+            assert ".".join(folder.relative_to(ROOT / "src").parts) in found, folder
 
 
 def test_pass_modules_live_in_their_release_folder() -> None:
@@ -32,7 +39,10 @@ def test_pass_modules_live_in_their_release_folder() -> None:
         found = getattr(mod, "PASS", None)
         if found is not None:
             folder = info.name.split(".")[2]
-            assert folder == "v" + found.release.replace(".", "_"), (info.name, found.release)
+            if found.files == PROJECT:
+                assert folder == "project", info.name
+            else:
+                assert folder == "v" + found.release.replace(".", "_"), (info.name, found.release)
 
 
 def test_readme_pass_table_is_current() -> None:

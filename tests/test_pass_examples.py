@@ -11,11 +11,12 @@ from pathlib import PurePath
 
 import pytest
 
-from torchmigrate.engine import Options, migrate_text
-from torchmigrate.passes import PROJECT, Example, Pass, all_passes
-from torchmigrate.projectfiles import migrate_project_text
-from torchmigrate.results import FileResult
-from torchmigrate.versions import KNOWN_RELEASES, parse_version
+from torchmigrate.core.passes import PROJECT, Example, Pass
+from torchmigrate.core.registry import Options, all_passes
+from torchmigrate.core.results import FileResult
+from torchmigrate.core.versions import KNOWN_RELEASES, parse_version
+from torchmigrate.project.context import migrate_project_text
+from torchmigrate.python.engine import migrate_text
 
 CASES = [pytest.param(p, i, e, id=f"{p.id}-{i}") for p in all_passes() for i, e in enumerate(p.examples, start=1)]
 

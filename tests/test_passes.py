@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from torchmigrate.passes import BEHAVIOUR, DEPRECATION, OPPORTUNITY, REMOVAL, SAFE, Kind, Pass, all_passes, select_passes
-from torchmigrate.versions import Version, parse_version
+from torchmigrate.core.passes import BEHAVIOUR, DEPRECATION, OPPORTUNITY, REMOVAL, SAFE, Kind, Pass
+from torchmigrate.core.registry import all_passes, select_passes
+from torchmigrate.core.versions import Version, parse_version
 
 DOC = "## What it does\nx\n## Fix safety\ny"
 

@@ -10,14 +10,15 @@ from pathlib import Path, PurePath
 
 import pytest
 
-from torchmigrate.ecosystem import CUDA_BUILDS, cuda_replacement, python_floor, torchaudio_for, torchvision_for
-from torchmigrate.engine import Options
-from torchmigrate.files import discover
-from torchmigrate.handlers import migrate_file_text
-from torchmigrate.pins import project_kind
-from torchmigrate.projectfiles import admits, move_spec
-from torchmigrate.results import FileResult
-from torchmigrate.versions import Version, detect_pinned_version, parse_version
+from torchmigrate.core.registry import Options
+from torchmigrate.core.results import FileResult
+from torchmigrate.core.versions import Version, parse_version
+from torchmigrate.project.detect import detect_pinned_version
+from torchmigrate.project.ecosystem import CUDA_BUILDS, cuda_replacement, python_floor, torchaudio_for, torchvision_for
+from torchmigrate.project.pins import project_kind
+from torchmigrate.project.specs import admits, move_spec
+from torchmigrate.run.files import discover
+from torchmigrate.run.handlers import migrate_file_text
 
 ROOT = Path(__file__).resolve().parents[1]
 MIGRATE = Path(sys.executable).with_name("migrate")

@@ -21,10 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from torchmigrate.engine import Options, migrate_text
-from torchmigrate.passes import PYTHON, Example, Pass, all_passes
-from torchmigrate.runner import process_file, write_result
-from torchmigrate.versions import KNOWN_RELEASES, NEWEST, OLDEST, parse_version
+from torchmigrate.core.passes import PYTHON, Example, Pass
+from torchmigrate.core.registry import Options, all_passes
+from torchmigrate.core.versions import KNOWN_RELEASES, NEWEST, OLDEST, parse_version
+from torchmigrate.python.engine import migrate_text
+from torchmigrate.run.runner import process_file, write_result
 
 # Every default pass over the whole range of releases: the longest chain a plain `migrate --to NEWEST` runs. (Opt-in
 # passes are left out: `export-strict-default` would add `strict=True` to the `torch.export.export` calls that the

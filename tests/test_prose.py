@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from torchmigrate import precheck
-from torchmigrate.passes import all_passes, get_pass
-from torchmigrate.precheck import prose_only, relevant_passes
+from torchmigrate.core.registry import all_passes, get_pass
+from torchmigrate.python import precheck
+from torchmigrate.python.precheck import prose_only, relevant_passes
 
 PASSES = [p for p in all_passes() if p.files != "project"]
 LOAD = re.compile("load")

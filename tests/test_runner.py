@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from torchmigrate.api import make_options
-from torchmigrate.runner import Runner, Task, run_tasks
+from torchmigrate.run.runner import Runner, Task, run_tasks
 
 MIGRATE = Path(sys.executable).with_name("migrate")
 LEGACY = "import torch\n\nep = torch.export.export_for_inference(model, (x,), decomp_table=table)\n"

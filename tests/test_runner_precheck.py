@@ -9,10 +9,12 @@ from dataclasses import replace
 
 import pytest
 
-from torchmigrate.engine import migrate_text
-from torchmigrate.passes import Pass, all_passes, get_pass, select_passes
-from torchmigrate.precheck import bytes_trigger_regex, relevant_passes, trie_pattern
-from torchmigrate.versions import OLDEST, Version, parse_version
+from torchmigrate.core.passes import Pass
+from torchmigrate.core.registry import all_passes, get_pass, select_passes
+from torchmigrate.core.versions import OLDEST, Version, parse_version
+from torchmigrate.python.engine import migrate_text
+from torchmigrate.python.precheck import relevant_passes
+from torchmigrate.python.triggers import bytes_trigger_regex, trie_pattern
 
 LATEST = max(p.version for p in all_passes())
 EXAMPLES = [pytest.param(p, i, id=f"{p.id}-{i}") for p in all_passes() for i, _ in enumerate(p.examples)]
@@ -163,7 +165,7 @@ def test_call_filters_skip_calls_already_in_the_new_form(code: str, kept: bool) 
 def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
     # triggered() scans once for all passes; it must agree with searching each pass's words on its own, also where
     # words overlap (one inside another, one running past the end of another, one a prefix of another).
-    from torchmigrate.precheck import triggered
+    from torchmigrate.python.triggers import triggered
 
     def fake(name: str, *words: str) -> Pass:
         return replace(get_pass("export-for-training"), id=name, triggers=tuple(words))

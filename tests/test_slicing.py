@@ -8,12 +8,13 @@ from collections.abc import Iterator
 
 import pytest
 
-from torchmigrate import engine
-from torchmigrate.engine import migrate_text, trigger_regex
-from torchmigrate.passes import Pass, all_passes, get_pass, select_passes
-from torchmigrate.results import FileResult
-from torchmigrate.slicing import make_slice
-from torchmigrate.versions import OLDEST, parse_version
+from torchmigrate.core.passes import Pass
+from torchmigrate.core.registry import all_passes, get_pass, select_passes
+from torchmigrate.core.results import FileResult
+from torchmigrate.core.versions import OLDEST, parse_version
+from torchmigrate.python import engine
+from torchmigrate.python.engine import migrate_text, trigger_regex
+from torchmigrate.python.slicing import make_slice
 
 PYTHON_PASSES = [p for p in all_passes() if p.files != "project"]
 EXAMPLES = [pytest.param(p, i, id=f"{p.id}-{i}") for p in PYTHON_PASSES for i, _ in enumerate(p.examples)]

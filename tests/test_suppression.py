@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from torchmigrate.api import migrate_source
-from torchmigrate.transform import suppressions
+from torchmigrate.python.suppress import suppressions
 
 MIGRATE = Path(sys.executable).with_name("migrate")
 
@@ -164,10 +164,10 @@ def test_suppressions_cover_logical_lines(text: str, expected: dict[int, set[str
 def test_a_transformer_that_forgets_to_ask_is_still_suppressed() -> None:
     import libcst as cst
 
-    from torchmigrate.engine import migrate_text
-    from torchmigrate.passes import SAFE, Pass
-    from torchmigrate.results import Finding
-    from torchmigrate.transform import PassTransformer
+    from torchmigrate.core.passes import SAFE, Pass
+    from torchmigrate.core.results import Finding
+    from torchmigrate.python.engine import migrate_text
+    from torchmigrate.python.transform import PassTransformer
 
     careless = Pass(id="careless", release="2.5", safety=SAFE, title="t", evidence="test", triggers=("old_fn",), doc="d")
 

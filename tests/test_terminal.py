@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from torchmigrate.api import migrate_source
 from torchmigrate.cli import app
-from torchmigrate.passes import get_pass
-from torchmigrate.report import diff_bytes
-from torchmigrate.terminal import explain_markdown, use_color
+from torchmigrate.core.registry import get_pass
+from torchmigrate.output.diffs import diff_bytes
+from torchmigrate.output.terminal import explain_markdown, use_color
 
 MIGRATE = Path(sys.executable).with_name("migrate")
 ESC = b"\x1b["

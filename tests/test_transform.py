@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from torchmigrate.engine import migrate_text
-from torchmigrate.passes import SAFE, Pass
+from torchmigrate.core.passes import SAFE, Pass
+from torchmigrate.python.engine import migrate_text
 
 DOC = "## What it does\nx\n## Fix safety\ny"
 
@@ -187,7 +187,7 @@ def test_edits_carry_positions_and_pass_ids() -> None:
 def test_drop_unused_imports(code: str, scheduled: list[tuple[str, str | None, str | None]], expected: str | None) -> None:
     import libcst as cst
 
-    from torchmigrate.imports import drop_unused_imports
+    from torchmigrate.python.imports import drop_unused_imports
 
     out = drop_unused_imports(cst.parse_module(code), scheduled).code
     assert out == (code if expected is None else expected)
@@ -201,7 +201,7 @@ def test_matcher_decorators_are_refused_on_pass_transformers() -> None:
     # silently never run, so defining one is an error.
     import libcst.matchers as m
 
-    from torchmigrate.transform import PassTransformer
+    from torchmigrate.python.transform import PassTransformer
 
     with pytest.raises(TypeError, match="matcher decorators"):
 

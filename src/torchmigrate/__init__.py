@@ -5,13 +5,12 @@ from __future__ import annotations
 import os as _os
 import sys as _sys
 
-__version__ = "0.1.0"
-
 if _sys.argv[:1] == ["-m"] and _sys.path and _os.path.abspath(_sys.path[0] or _os.curdir) == _os.getcwd():
     # `python -m torchmigrate` put the working directory (the user's project) first on sys.path: drop it, so that a
     # project module named like one of our imports (libcst.py, typer.py, tokenize.py) is never imported.
     del _sys.path[0]
 
 from torchmigrate.api import migrate_paths, migrate_source  # noqa: E402
+from torchmigrate.core.about import __version__  # noqa: E402
 
 __all__ = ["__version__", "migrate_paths", "migrate_source"]

@@ -8,37 +8,15 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from torchmigrate.cache import project_root
-from torchmigrate.files import discover
-from torchmigrate.passes import Options, unknown_ids
-from torchmigrate.report import Report
-from torchmigrate.results import FileResult
-from torchmigrate.runner import Task, run_tasks
-from torchmigrate.versions import OLDEST, Version, VersionError, detect_pinned_version, parse_version
+from torchmigrate.core.results import FileResult, Report
+from torchmigrate.core.versions import Version
+from torchmigrate.run.plan import make_options, plan_tasks
+from torchmigrate.run.runner import run_tasks
 
-__all__ = ["make_options", "migrate_paths", "migrate_source", "plan_tasks", "root_options"]
-
-
-def make_options(
-    to: str | Version,
-    from_: str | Version | None = None,
-    select: Iterable[str] | None = None,
-    ignore: Iterable[str] = (),
-) -> Options:
-    """Validated :class:`Options`; raises ``VersionError`` / ``ValueError`` with a one-line reason."""
-    target = to if isinstance(to, Version) else parse_version(to)
-    start = OLDEST if from_ is None else (from_ if isinstance(from_, Version) else parse_version(from_))
-    if start > target:
-        raise VersionError(f"--from {start} is above --to {target}: nothing can migrate backwards")
-    chosen = None if select is None else frozenset(select)
-    ignored = frozenset(ignore)
-    unknown = unknown_ids([*(chosen or ()), *ignored])
-    if unknown:
-        raise ValueError(f"unknown pass id(s): {', '.join(unknown)} (see `migrate --list`)")
-    return Options(to=target, from_=start, select=chosen, ignore=ignored)
+__all__ = ["make_options", "migrate_paths", "migrate_source", "plan_tasks"]
 
 
 def migrate_source(
@@ -51,33 +29,9 @@ def migrate_source(
 ) -> FileResult:
     """Migrate one source text. The result has ``.code``, ``.edits``, ``.findings`` and ``.error``."""
     options = make_options(to, from_, select, ignore)
-    from torchmigrate.engine import migrate_text  # libcst is imported only when something is migrated
+    from torchmigrate.python.engine import migrate_text  # libcst is imported only when something is migrated
 
     return migrate_text(code, options.passes(), path)
-
-
-def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
-    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it."""
-    if detect_from:
-        pinned = detect_pinned_version(Path(root))
-        if pinned is not None and pinned <= options.to:
-            return Options(options.to, pinned, options.select, options.ignore)
-    return options
-
-
-def plan_tasks(
-    paths: Sequence[str | os.PathLike[str]], options: Options, detect_from: bool, first_repo: int = 0
-) -> Iterator[Task]:
-    """One task per source file under ``paths``; with ``detect_from``, ``--from`` comes from each root's torch pin.
-
-    Each PATH is one repository for the runner: its files are tagged with its index and its cache's project root.
-    """
-    for number, root in enumerate(paths, start=first_repo):
-        root_path = Path(root)
-        chosen = root_options(root_path, options, detect_from)
-        cache_root = project_root(root_path)
-        for path in discover([root_path]):
-            yield Task(path, chosen, number, cache_root)
 
 
 def migrate_paths(

@@ -12,13 +12,16 @@ from typing import Annotated, BinaryIO
 
 import typer
 
-from torchmigrate import __version__, config, terminal
-from torchmigrate.bulk import BulkRun, GitPlan, read_repo_list, render_table
-from torchmigrate.jsonreport import JsonReportWriter
-from torchmigrate.passes import PROJECT, Pass, all_passes, get_pass
-from torchmigrate.report import Summary
-from torchmigrate.runner import Runner
-from torchmigrate.versions import VersionError, parse_version
+from torchmigrate.core.about import __version__
+from torchmigrate.core.passes import PROJECT, Pass
+from torchmigrate.core.registry import all_passes, get_pass
+from torchmigrate.core.results import Summary
+from torchmigrate.core.versions import VersionError, parse_version
+from torchmigrate.output import terminal
+from torchmigrate.output.jsonreport import JsonReportWriter
+from torchmigrate.run import config
+from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
+from torchmigrate.run.runner import Runner
 
 
 class OutputFormat(str, Enum):
@@ -330,7 +333,7 @@ def _output(path: Path | None) -> Iterator[BinaryIO]:
 
 
 def main() -> None:
-    from torchmigrate.precheck import quiet_parse_warnings
+    from torchmigrate.python.precheck import quiet_parse_warnings
 
     quiet_parse_warnings()
     app(prog_name="migrate")

@@ -1,0 +1,99 @@
+"""`torch.utils.checkpoint.checkpoint` warns since PyTorch 2.1 unless `use_reentrant` is passed: pass it.
+
+## What it does
+Adds `use_reentrant=True` — the value torch uses when none is given — to `checkpoint(fn, *args)` and
+`checkpoint_sequential(functions, segments, input)` calls that do not pass it (`from torch.utils.checkpoint import
+checkpoint as ckpt` and other aliases included). A call with `**kwargs` may already carry it: finding. A call that passes
+`context_fn=` or `debug=` without `use_reentrant` raises a ValueError today (those need `use_reentrant=False`): finding.
+
+## Why
+PyTorch 2.1 made omitting `use_reentrant` a warning (pytorch/pytorch#100551: "To preserve the existing behavior you
+can pass in use_reentrant=True. It is recommended that you use use_reentrant=False."). On torch 2.13 the warning is a
+UserWarning that announces an exception "starting in PyTorch 2.9" which has not happened: the default is still `True`.
+
+## Fix safety
+Safe: `use_reentrant=True` is exactly what the call did. `use_reentrant=False` is what PyTorch recommends (it supports
+keyword arguments, `torch.autograd.grad`, and inputs that do not require grad) but it can change memory use and
+behaviour with hooks or in-place ops, so switching is left to you: review it after this pass.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+
+from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
+from torchmigrate.python.helpers import kwarg, with_kwarg
+from torchmigrate.python.transform import CallContext
+
+
+def _may_lack_use_reentrant(call: ast.Call) -> bool:
+    """Precheck: a call that passes ``use_reentrant=`` by keyword needs nothing (see ``rewrite`` below)."""
+    return not any(keyword.arg == "use_reentrant" for keyword in call.keywords)
+
+
+PASS = Pass(
+    call_filter=_may_lack_use_reentrant,
+    id="checkpoint-reentrant",
+    release="2.1",
+    kind=DEPRECATION,
+    safety=SAFE,
+    title="checkpoint(fn, x) → checkpoint(fn, x, use_reentrant=True) (the implicit default, made explicit)",
+    evidence="PyTorch 2.1 release notes (deprecation: pytorch/pytorch#100551); warning and default checked on torch 2.13",
+    triggers=("checkpoint",),
+    review_note="use_reentrant=False is recommended by PyTorch; switch after checking hooks, in-place ops and memory",
+    examples=[
+        Example(
+            before="import torch.utils.checkpoint\n\ny = torch.utils.checkpoint.checkpoint(block, x, mask)\n",
+            after="import torch.utils.checkpoint\n\ny = torch.utils.checkpoint.checkpoint(block, x, mask, use_reentrant=True)\n",
+        ),
+        Example(
+            title="alias, preserve_rng_state kept",
+            before="from torch.utils.checkpoint import checkpoint as ckpt\n\ny = ckpt(self.layer, x, preserve_rng_state=False)\n",
+            after=(
+                "from torch.utils.checkpoint import checkpoint as ckpt\n\n"
+                "y = ckpt(self.layer, x, preserve_rng_state=False, use_reentrant=True)\n"
+            ),
+        ),
+        Example(
+            title="checkpoint_sequential",
+            before="from torch.utils.checkpoint import checkpoint_sequential\n\ny = checkpoint_sequential(model, 2, x)\n",
+            after="from torch.utils.checkpoint import checkpoint_sequential\n\ny = checkpoint_sequential(model, 2, x, use_reentrant=True)\n",
+        ),
+        Example(
+            title="already explicit (keyword or the 4th positional of checkpoint_sequential): unchanged",
+            before=(
+                "from torch.utils.checkpoint import checkpoint, checkpoint_sequential\n\n"
+                "a = checkpoint(f, x, use_reentrant=False)\nb = checkpoint_sequential(m, 2, x, False)\n"
+            ),
+        ),
+        Example(
+            title="**kwargs: finding",
+            before="from torch.utils.checkpoint import checkpoint\n\ny = checkpoint(f, x, **ckpt_kwargs)\n",
+            findings=1,
+        ),
+        Example(
+            title="look-alikes: deepspeed, a method",
+            before="import deepspeed\n\ny = deepspeed.checkpointing.checkpoint(f, x)\nz = self.checkpoint(f, x)\n",
+        ),
+    ],
+)
+
+
+@PASS.rewrites_calls("torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential")
+def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
+    if kwarg(call, "use_reentrant") is not None:
+        return None
+    sequential = ctx.qualname.endswith("_sequential")
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if sequential and len(positional) >= 4:
+        return None
+    if any(a.star == "**" for a in call.args):
+        ctx.finding("checkpoint(..., **kwargs): cannot tell whether use_reentrant is among them; pass it explicitly")
+        return None
+    if kwarg(call, "context_fn") is not None or kwarg(call, "debug") is not None:
+        ctx.finding("checkpoint(context_fn=/debug=) without use_reentrant raises ValueError: these need use_reentrant=False")
+        return None
+    ctx.message = "use_reentrant=True (the implicit default) made explicit; False is recommended"
+    return with_kwarg(call, "use_reentrant", "True")

@@ -1,0 +1,77 @@
+"""`torch._dynamo.config.inline_inbuilt_nn_modules` is deprecated in PyTorch 2.12 and does nothing.
+
+## What it does
+Deletes assignments to `torch._dynamo.config.inline_inbuilt_nn_modules` (through any alias of the config module) and
+drops the `inline_inbuilt_nn_modules=` keyword from `torch._dynamo.config.patch(...)`. Code that reads the option gets
+a finding.
+
+## Why
+Inlining of built-in `nn.Module`s is always on since 2.12; setting the flag only emits a `FutureWarning`
+("does not do anything, inline_inbuilt_nn_modules is always True") and the option will be removed
+(pytorch/pytorch#177489, #178205).
+
+## Fix safety
+Safe: on 2.12 and later the assignment has no effect besides the warning, so deleting it changes nothing.
+"""
+
+from __future__ import annotations
+
+from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
+from torchmigrate.python.transform import RemoveConfigOption
+
+PASS = Pass(
+    id="dynamo-inline-nn-modules",
+    release="2.12",
+    kind=DEPRECATION,
+    safety=SAFE,
+    title="torch._dynamo.config.inline_inbuilt_nn_modules = … → removed (always on)",
+    evidence="PyTorch 2.12 release notes, Deprecations / Dynamo (pytorch/pytorch#177489, #178205)",
+    triggers=("inline_inbuilt_nn_modules",),
+    examples=[
+        Example(
+            before="import torch\n\ntorch._dynamo.config.inline_inbuilt_nn_modules = True\nmodel = torch.compile(model)\n",
+            after="import torch\n\nmodel = torch.compile(model)\n",
+        ),
+        Example(
+            title="config module alias, comment kept",
+            before=(
+                "import torch._dynamo.config as cfg\n\n"
+                "cfg.cache_size_limit = 64\n"
+                "# inline modules for speed\n"
+                "cfg.inline_inbuilt_nn_modules = False\n"
+            ),
+            after="import torch._dynamo.config as cfg\n\ncfg.cache_size_limit = 64\n# inline modules for speed\n",
+        ),
+        Example(
+            title="config.patch keyword",
+            before=(
+                "import torch\n\n"
+                "@torch._dynamo.config.patch(inline_inbuilt_nn_modules=True, cache_size_limit=8)\n"
+                "def run(m, x):\n"
+                "    return torch.compile(m)(x)\n"
+            ),
+            after=(
+                "import torch\n\n"
+                "@torch._dynamo.config.patch(cache_size_limit=8)\n"
+                "def run(m, x):\n"
+                "    return torch.compile(m)(x)\n"
+            ),
+        ),
+        Example(
+            title="read: finding",
+            before="import torch\n\nif torch._dynamo.config.inline_inbuilt_nn_modules:\n    pass\n",
+            findings=1,
+        ),
+        Example(
+            title="a user object with the same attribute is not touched",
+            before="class Cfg:\n    inline_inbuilt_nn_modules = True\n\ncfg = Cfg()\ncfg.inline_inbuilt_nn_modules = False\n",
+        ),
+    ],
+)
+
+
+@PASS.uses
+class RemoveInlineInbuiltNnModules(RemoveConfigOption):
+    CONFIG_MODULE = "torch._dynamo.config"
+    OPTION = "inline_inbuilt_nn_modules"
+    WHY = "deprecated in 2.12, inlining of built-in nn.Modules is always on"

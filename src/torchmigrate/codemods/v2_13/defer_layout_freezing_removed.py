@@ -1,0 +1,54 @@
+"""`torch._inductor.config.max_autotune_defer_layout_freezing` no longer exists in PyTorch 2.13.
+
+## What it does
+Deletes assignments to `torch._inductor.config.max_autotune_defer_layout_freezing` (any alias of the config module)
+and drops the keyword from `torch._inductor.config.patch(...)`. Reading the option gets a finding.
+
+## Why
+2.12 made deferred layout freezing opt-in through this option (pytorch/pytorch#175330); in 2.13 the option is gone and
+setting it raises `AttributeError: torch._inductor.config.max_autotune_defer_layout_freezing does not exist` (checked on
+torch 2.13.0).
+
+## Fix safety
+Safe: on 2.13 the assignment can only fail; without it Inductor freezes layouts immediately, as 2.12 did by default.
+"""
+
+from __future__ import annotations
+
+from torchmigrate.core.passes import SAFE, Example, Pass
+from torchmigrate.python.transform import RemoveConfigOption
+
+PASS = Pass(
+    id="defer-layout-freezing-removed",
+    release="2.13",
+    safety=SAFE,
+    title="torch._inductor.config.max_autotune_defer_layout_freezing = … → removed (option gone in 2.13)",
+    evidence="PyTorch 2.12 release notes (pytorch/pytorch#175330); AttributeError on torch 2.13.0",
+    triggers=("max_autotune_defer_layout_freezing",),
+    examples=[
+        Example(
+            before=(
+                "import torch._inductor.config as inductor_config\n\n"
+                "inductor_config.max_autotune_defer_layout_freezing = True\n"
+                "inductor_config.max_autotune = True\n"
+            ),
+            after="import torch._inductor.config as inductor_config\n\ninductor_config.max_autotune = True\n",
+        ),
+        Example(
+            title="patch keyword",
+            before=(
+                "import torch\n\n"
+                "with torch._inductor.config.patch(max_autotune_defer_layout_freezing=True):\n"
+                "    out = compiled(x)\n"
+            ),
+            after="import torch\n\nwith torch._inductor.config.patch():\n    out = compiled(x)\n",
+        ),
+    ],
+)
+
+
+@PASS.uses
+class RemoveDeferLayoutFreezing(RemoveConfigOption):
+    CONFIG_MODULE = "torch._inductor.config"
+    OPTION = "max_autotune_defer_layout_freezing"
+    WHY = "the option does not exist in 2.13"

@@ -1,0 +1,153 @@
+"""PyTorch 2.13 renamed the tensor collectives to the `_single` scheme: `all_gather_single`, `reduce_scatter_single`.
+
+## What it does
+Renames calls, attribute chains and imports:
+
+| old (FutureWarning in 2.13) | new (2.13) |
+|---|---|
+| `torch.distributed.all_gather_into_tensor` | `torch.distributed.all_gather_single` |
+| `torch.distributed.reduce_scatter_tensor` | `torch.distributed.reduce_scatter_single` |
+| `torch.distributed._all_gather_base` | `torch.distributed.all_gather_single` |
+| `torch.distributed._reduce_scatter_base` | `torch.distributed.reduce_scatter_single` |
+| `funcol.all_gather_tensor[_autograd]` | `funcol.all_gather_single[_autograd]` |
+| `funcol.reduce_scatter_tensor[_autograd]` | `funcol.reduce_scatter_single[_autograd]` |
+| `funcol.all_gather_into_tensor_coalesced` | `funcol.all_gather_single_coalesced` |
+| `funcol.reduce_scatter_tensor_coalesced` | `funcol.reduce_scatter_single_coalesced` |
+
+(`funcol` is `torch.distributed._functional_collectives`; the same names under `torch.distributed.distributed_c10d`
+are renamed too.) The new names do not exist before 2.13, so the pass runs only for `--to 2.13`.
+
+## Why
+PyTorch 2.13 aligned the collective names with torchcomms' `TorchCommBackend` and deprecated the old names: they are
+thin wrappers around the new functions that emit a `FutureWarning` (2.13 release notes, Deprecations;
+pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144).
+
+## Fix safety
+Safe. Checked on torch 2.13.0 with `inspect.signature` and the source: each old function calls the new one with the
+same arguments, and the signatures are identical (`all_gather_single(output_tensor, input_tensor, group=None,
+async_op=False)`, `reduce_scatter_single(output, input, op=ReduceOp.SUM, group=None, async_op=False)`,
+`funcol.all_gather_single(self, gather_dim, group, tag="")`, `funcol.reduce_scatter_single(self, reduceOp,
+scatter_dim, group, tag="")`), so positional and keyword arguments keep their meaning. Only the deprecation warning
+goes away.
+"""
+
+from __future__ import annotations
+
+from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
+
+_DIST = "torch.distributed."
+_C10D = "torch.distributed.distributed_c10d."
+_FUNCOL = "torch.distributed._functional_collectives."
+
+_RENAMES = {
+    "all_gather_into_tensor": "all_gather_single",
+    "reduce_scatter_tensor": "reduce_scatter_single",
+    "_all_gather_base": "all_gather_single",
+    "_reduce_scatter_base": "reduce_scatter_single",
+}
+_FUNCOL_RENAMES = {
+    "all_gather_tensor": "all_gather_single",
+    "all_gather_tensor_autograd": "all_gather_single_autograd",
+    "reduce_scatter_tensor": "reduce_scatter_single",
+    "reduce_scatter_tensor_autograd": "reduce_scatter_single_autograd",
+    "all_gather_into_tensor_coalesced": "all_gather_single_coalesced",
+    "reduce_scatter_tensor_coalesced": "reduce_scatter_single_coalesced",
+}
+
+PASS = Pass(
+    id="single-collectives",
+    release="2.13",
+    kind=DEPRECATION,
+    safety=SAFE,
+    title="all_gather_into_tensor / reduce_scatter_tensor → all_gather_single / reduce_scatter_single",
+    evidence="PyTorch 2.13 release notes, Deprecations (pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144)",
+    triggers=(
+        "all_gather_into_tensor",
+        "reduce_scatter_tensor",
+        "all_gather_tensor",
+        "_all_gather_base",
+        "_reduce_scatter_base",
+    ),
+    renames={
+        **{_DIST + old: _DIST + new for old, new in _RENAMES.items()},
+        **{_C10D + old: _C10D + new for old, new in _RENAMES.items()},
+        **{_FUNCOL + old: _FUNCOL + new for old, new in _FUNCOL_RENAMES.items()},
+    },
+    examples=[
+        Example(
+            title="torch.distributed alias",
+            before=(
+                "import torch.distributed as dist\n\n"
+                "dist.all_gather_into_tensor(out, inp, group=pg)\n"
+                "dist.reduce_scatter_tensor(out2, inp2, op=dist.ReduceOp.SUM)\n"
+            ),
+            after=(
+                "import torch.distributed as dist\n\n"
+                "dist.all_gather_single(out, inp, group=pg)\n"
+                "dist.reduce_scatter_single(out2, inp2, op=dist.ReduceOp.SUM)\n"
+            ),
+        ),
+        Example(
+            title="private base names and import torch",
+            before="import torch\n\ntorch.distributed._all_gather_base(out, inp)\n",
+            after="import torch\n\ntorch.distributed.all_gather_single(out, inp)\n",
+        ),
+        Example(
+            title="functional collectives, module alias",
+            before=(
+                "import torch.distributed._functional_collectives as funcol\n\n"
+                "def f(t, pg):\n"
+                "    g = funcol.all_gather_tensor(t, 0, pg)\n"
+                '    return funcol.reduce_scatter_tensor(g, "sum", 0, pg)\n'
+            ),
+            after=(
+                "import torch.distributed._functional_collectives as funcol\n\n"
+                "def f(t, pg):\n"
+                "    g = funcol.all_gather_single(t, 0, pg)\n"
+                '    return funcol.reduce_scatter_single(g, "sum", 0, pg)\n'
+            ),
+        ),
+        Example(
+            title="from-imports, function-local",
+            before=(
+                "def f(t, pg):\n"
+                "    from torch.distributed._functional_collectives import all_gather_tensor_autograd\n"
+                "    from torch.distributed import all_gather_into_tensor as agit\n"
+                "    agit(t, t, pg)\n"
+                "    return all_gather_tensor_autograd(t, 0, pg)\n"
+            ),
+            after=(
+                "def f(t, pg):\n"
+                "    from torch.distributed._functional_collectives import all_gather_single_autograd\n"
+                "    from torch.distributed import all_gather_single as agit\n"
+                "    agit(t, t, pg)\n"
+                "    return all_gather_single_autograd(t, 0, pg)\n"
+            ),
+        ),
+        Example(
+            title="parenthesized import keeps its layout",
+            before=(
+                "from torch.distributed.distributed_c10d import (\n"
+                "    _all_gather_base as legacy_all_gather_base,\n"
+                "    reduce_scatter_tensor as legacy_reducescatter,\n"
+                ")\n"
+            ),
+            after=(
+                "from torch.distributed.distributed_c10d import (\n"
+                "    all_gather_single as legacy_all_gather_base,\n"
+                "    reduce_scatter_single as legacy_reducescatter,\n"
+                ")\n"
+            ),
+        ),
+        Example(
+            title="look-alikes: a ProcessGroup method, a user function",
+            before=(
+                "def all_gather_into_tensor(out, inp):\n"
+                "    return out\n\n"
+                "all_gather_into_tensor(a, b)\n"
+                "pg._allgather_base(a, b)\n"
+                "self.reduce_scatter_tensor(a, b)\n"
+            ),
+        ),
+    ],
+)

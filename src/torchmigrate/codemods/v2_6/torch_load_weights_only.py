@@ -1,0 +1,214 @@
+"""`torch.load` defaults to `weights_only=True` since PyTorch 2.6: make the choice explicit, never the insecure one.
+
+## What it does
+For each `torch.load(...)` call that does not say `weights_only`:
+- where the loaded object visibly goes straight into `load_state_dict` — `model.load_state_dict(torch.load(p))`, or
+  `sd = torch.load(p)` where `sd` is assigned once and only ever used as `x.load_state_dict(sd)` — it adds
+  `weights_only=True`: the 2.6 default, which is right for a state dict, now written down (it also makes the code load
+  the same way on older torch).
+- everywhere else it reports a finding that explains the 2.6 change: the file may be a full checkpoint (an optimizer,
+  an `argparse.Namespace`, a custom class…) that the new default refuses to unpickle.
+- `torch.load(..., **kwargs)`, `functools.partial(torch.load, ...)` and `torch.load` passed around as a value get a
+  finding too (whether `weights_only` is set cannot be seen). Calls that pass `pickle_module` are left alone: they
+  still default to `weights_only=False` in 2.6+.
+
+## Why
+PyTorch 2.6 flipped the default of `torch.load`'s `weights_only` from `False` to `True` (2.6 release notes,
+BC-breaking section; 2.4 and 2.5 warned with a FutureWarning). TorchFix's TOR102 rule flags the same calls. A full pickle now fails with an `UnpicklingError` that names 2.6.
+
+## Fix safety
+Safe: the only edit writes `weights_only=True`, which is exactly what torch 2.6+ does without it. The tool never adds
+`weights_only=False` by itself: loading a file with full pickle support can run arbitrary code, so that choice is left
+to the user (for trusted files only), as is allow-listing classes with `torch.serialization.safe_globals([...])`.
+"""
+
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider, ScopeProvider
+
+from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.helpers import arg, has_star_args, kwarg, with_kwarg
+from torchmigrate.python.transform import PassTransformer
+
+
+def _may_lack_weights_only(call: ast.Call) -> bool:
+    """Precheck: only a call without ``weights_only=`` (or with ``**kwargs``) can need this pass."""
+    return not any(keyword.arg == "weights_only" for keyword in call.keywords)
+
+
+PASS = Pass(
+    call_filter=_may_lack_weights_only,
+    id="torch-load-weights-only",
+    release="2.6",
+    kind=BEHAVIOUR,
+    safety=SAFE,
+    title="torch.load(f) → weights_only=True where it feeds load_state_dict; elsewhere a finding",
+    evidence="PyTorch 2.6 release notes (BC-breaking: torch.load defaults to weights_only=True); default checked on torch 2.13",
+    triggers=("load",),
+    examples=[
+        Example(
+            title="straight into load_state_dict",
+            before="import torch\n\nmodel.load_state_dict(torch.load('weights.pt'))\n",
+            after="import torch\n\nmodel.load_state_dict(torch.load('weights.pt', weights_only=True))\n",
+        ),
+        Example(
+            title="through a local name only used by load_state_dict, import torch as th",
+            before=(
+                "import torch as th\n\n\ndef restore(model, path):\n"
+                "    state = th.load(path, map_location='cpu')\n    model.load_state_dict(state, strict=False)\n"
+            ),
+            after=(
+                "import torch as th\n\n\ndef restore(model, path):\n"
+                "    state = th.load(path, map_location='cpu', weights_only=True)\n"
+                "    model.load_state_dict(state, strict=False)\n"
+            ),
+        ),
+        Example(
+            title="from torch import load",
+            before="from torch import load\n\nnet.load_state_dict(load(f))\n",
+            after="from torch import load\n\nnet.load_state_dict(load(f, weights_only=True))\n",
+        ),
+        Example(
+            title="a full checkpoint: finding",
+            before=("import torch\n\nckpt = torch.load(path)\nmodel.load_state_dict(ckpt['model'])\nepoch = ckpt['epoch']\n"),
+            findings=1,
+        ),
+        Example(
+            title="a subscript of the loaded object: finding",
+            before="import torch\n\nmodel.load_state_dict(torch.load(path)['state_dict'])\n",
+            findings=1,
+        ),
+        Example(
+            title="**kwargs may hold weights_only: finding",
+            before="import torch\n\nmodel.load_state_dict(torch.load(path, **load_kwargs))\n",
+            findings=1,
+        ),
+        Example(
+            title="functools.partial(torch.load, ...): finding",
+            before="import functools\nimport torch\n\nloader = functools.partial(torch.load, map_location='cpu')\n",
+            findings=1,
+        ),
+        Example(
+            title="weights_only already chosen, pickle_module given, partial with weights_only: unchanged",
+            before=(
+                "import functools\nimport pickle\nimport torch\n\n"
+                "a = torch.load(p, weights_only=False)\nb = torch.load(p, map_location='cpu', pickle_module=pickle)\n"
+                "c = functools.partial(torch.load, weights_only=True)\n"
+            ),
+        ),
+        Example(
+            title="look-alikes: numpy, a method, a user function",
+            before=(
+                "import numpy as np\n\n\ndef load(p):\n    return p\n\n"
+                "arr = np.load(p)\nself.load(p)\nmodel.load_state_dict(load(p))\n"
+            ),
+        ),
+    ],
+)
+
+_FINDING = (
+    "since PyTorch 2.6 torch.load defaults to weights_only=True and refuses (UnpicklingError) "
+    "files that pickle more than tensors and plain containers. If the file holds only weights, pass weights_only=True; "
+    "for a full checkpoint from a source you trust, pass weights_only=False, or allow its classes with "
+    "`with torch.serialization.safe_globals([...])`"
+)
+
+
+def _is_load_state_dict_arg(node: cst.CSTNode, transformer: PassTransformer) -> bool:
+    """``node`` is the state-dict argument of a ``x.load_state_dict(...)`` call."""
+    parent = transformer.get_metadata(ParentNodeProvider, node, None)
+    if not isinstance(parent, cst.Arg) or parent.star:
+        return False
+    call = transformer.get_metadata(ParentNodeProvider, parent, None)
+    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute):
+        return False
+    if call.func.attr.value != "load_state_dict":
+        return False
+    if parent.keyword is not None:
+        return parent.keyword.value == "state_dict"
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return bool(positional) and positional[0] is parent
+
+
+class LoadTransformer(PassTransformer):
+    # The only qualified name this transformer acts on: the engine's ast precheck then skips files whose `load` is
+    # some other function's (json.load, a method), without a libcst parse.
+    QUALNAMES = frozenset({"torch.load"})
+
+    def _feeds_load_state_dict(self, call: cst.Call) -> bool:
+        if _is_load_state_dict_arg(call, self):
+            return True
+        parent = self.get_metadata(ParentNodeProvider, call, None)
+        target: cst.BaseExpression | None = None
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0].target
+        elif isinstance(parent, cst.AnnAssign) and parent.value is call:
+            target = parent.target
+        if not isinstance(target, cst.Name):
+            return False
+        scope = self.get_metadata(ScopeProvider, target, None)
+        if scope is None:
+            return False
+        assignments = list(scope.assignments[target.value])
+        if len(assignments) != 1:
+            return False
+        references = list(assignments[0].references)
+        return bool(references) and all(_is_load_state_dict_arg(ref.node, self) for ref in references)
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if self.qualname(original_node.func) != "torch.load" or not self.allowed(original_node):
+            return updated_node
+        if kwarg(original_node, "weights_only") is not None:
+            return updated_node
+        pickle_module = arg(original_node, 2, "pickle_module")
+        if pickle_module is not None and not (isinstance(pickle_module.value, cst.Name) and pickle_module.value.value == "None"):
+            return updated_node  # an explicit pickle_module keeps weights_only=False as the default, also in 2.6+
+        if has_star_args(original_node):
+            self.finding(
+                original_node,
+                "torch.load(..., **kwargs): cannot tell whether weights_only is among them; " + _FINDING,
+            )
+            return updated_node
+        if not self._feeds_load_state_dict(original_node):
+            self.finding(original_node, "torch.load(...) without weights_only: " + _FINDING)
+            return updated_node
+        self.edited(original_node, "torch.load feeds load_state_dict: weights_only=True (the 2.6 default) made explicit")
+        return with_kwarg(updated_node, "weights_only", "True")
+
+    def _value_reference(self, node: cst.BaseExpression) -> None:
+        """``torch.load`` used as a value (not called): ``functools.partial(torch.load, ...)``, ``f = torch.load``."""
+        if self.qualname(node) != "torch.load" or not self.allowed(node):
+            return
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return
+        if isinstance(parent, cst.Attribute):
+            return  # `torch.load.__doc__` and the like
+        current = parent
+        while current is not None and not isinstance(current, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
+            if isinstance(current, cst.ImportAlias):
+                return
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        if isinstance(current, (cst.Import, cst.ImportFrom)):
+            return
+        if isinstance(parent, cst.Arg):
+            call = self.get_metadata(ParentNodeProvider, parent, None)
+            if isinstance(call, cst.Call) and self.qualname(call.func) == "functools.partial":
+                if kwarg(call, "weights_only") is not None:
+                    return
+                if not has_star_args(call):
+                    self.finding(node, "functools.partial(torch.load, ...) without weights_only: " + _FINDING)
+                    return
+        self.finding(node, "torch.load passed as a value, so its calls cannot be checked for weights_only: " + _FINDING)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._value_reference(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._value_reference(node)
+
+
+PASS.uses(LoadTransformer)

@@ -1,0 +1,134 @@
+"""Ops given an unsupported dtype raise `NotImplementedError` since PyTorch 2.8: `except NotImplementedError` now catches them.
+
+## What it does
+Reports (no edit) a `try` statement whose body calls a public torch operator API (`torch.X(...)`,
+`torch.nn.functional.*`, `torch.linalg.*`, `torch.special.*`, `torch.fft.*`, `torch.ops.*`, an `nn` module such as
+`torch.nn.Hardshrink()`) and which has an `except NotImplementedError` handler that is not preceded by a
+`RuntimeError` / `Exception` handler and does not also list `RuntimeError`. Calls into torch's helper packages
+(`torch.utils`, `torch.fx`, private names) do not count: their `NotImplementedError`s are not about dtypes.
+
+## Why
+2.8 made ATen raise `NotImplementedError` instead of `RuntimeError` when an operator has no kernel for the input
+dtypes (release notes, BC-breaking, pytorch/pytorch#155470: `torch.nn.Hardshrink()(torch.randint(0, 5, (10,)))` →
+`NotImplementedError: "hardshrink_cpu" not implemented for 'Long'`, checked on torch 2.13). The change applies to
+every operator's dtype dispatch, so the affected calls cannot be listed.
+
+`NotImplementedError` is a subclass of `RuntimeError` in Python, so an `except RuntimeError:` around such a call
+keeps catching it (the release note's example shows narrowing it to `except NotImplementedError`, which is optional).
+What does change is a handler for `NotImplementedError` meant for something else — typically "this backend /
+feature is not implemented, fall back": since 2.8 it also swallows dtype errors that used to propagate as
+`RuntimeError`. Those are the handlers this pass reports.
+
+## Fix safety
+Finding only: check that the fallback is right for dtype errors too, or narrow the `try` body to the call that is
+meant to raise `NotImplementedError`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.transform import PassTransformer
+
+_EMPTY = cst.Module(body=[])
+_BROADER = {"RuntimeError", "Exception", "BaseException"}
+
+PASS = Pass(
+    id="notimplemented-error-type",
+    release="2.8",
+    safety=SAFE,
+    kind=BEHAVIOUR,
+    title="except NotImplementedError around torch ops also catches dtype errors since 2.8 (finding)",
+    evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#155470)",
+    triggers=("NotImplementedError",),
+    examples=[
+        Example(
+            title="a fallback handler that now also catches dtype errors",
+            before=(
+                "import torch\n\ntry:\n    y = torch.nn.functional.hardshrink(x)\nexcept NotImplementedError:\n"
+                "    y = slow_path(x)\n"
+            ),
+            findings=1,
+        ),
+        Example(
+            title="an nn module from a from-import, handler in a tuple",
+            before=(
+                "from torch import nn\n\ntry:\n    y = nn.Hardshrink()(x)\nexcept (NotImplementedError, TypeError):\n    y = x\n"
+            ),
+            findings=1,
+        ),
+        Example(
+            title="except RuntimeError still catches NotImplementedError (a subclass): nothing to report",
+            before="import torch\n\ntry:\n    y = torch.nn.Hardshrink()(x)\nexcept RuntimeError:\n    y = x\n",
+        ),
+        Example(
+            title="handlers that already catch both, and try bodies without torch calls, are fine",
+            before=(
+                "import torch\n\ntry:\n    y = torch.erfinv(x)\nexcept (NotImplementedError, RuntimeError):\n    y = x\n\n"
+                "try:\n    backend.run(x)\nexcept NotImplementedError:\n    pass\n\n"
+                "from torch.utils._sympy.solve import try_solve\n\ntry:\n    r = try_solve(expr, s)\nexcept NotImplementedError:\n    r = None\n"
+            ),
+        ),
+    ],
+)
+
+
+OPERATOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.special.", "torch.fft.", "torch.ops.")
+
+
+def is_operator(name: str) -> bool:
+    """A public torch API that dispatches to ATen operators: ``torch.erfinv``, ``torch.nn.functional.*``,
+    ``torch.linalg.*`` …, or an ``nn`` module (``torch.nn.Hardshrink``). Helpers such as ``torch.utils.*`` or
+    ``torch.fx.*`` are not: their ``NotImplementedError`` has nothing to do with dtypes."""
+    parts = name.split(".")
+    if any(part.startswith("_") for part in parts) or parts[0] != "torch":
+        return False
+    if len(parts) == 2:
+        return True
+    if len(parts) == 3 and parts[1] == "nn" and parts[2][:1].isupper():
+        return True
+    return name.startswith(OPERATOR_NAMESPACES)
+
+
+def _names(handler: cst.ExceptHandler) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", _EMPTY.code_for_node(handler.type))) if handler.type is not None else {"*"}
+
+
+class _TorchCalls(cst.CSTVisitor):
+    def __init__(self, owner: PassTransformer) -> None:
+        self.owner = owner
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        name = self.owner.qualname(node.func)
+        if name is not None and is_operator(name):
+            self.found = True
+        return not self.found
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False  # a nested definition does not run in the try body
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+@PASS.uses
+class NotImplementedHandlers(PassTransformer):
+    def visit_Try(self, node: cst.Try) -> None:
+        for handler in node.handlers:
+            names = _names(handler)
+            if names & (_BROADER | {"*"}):
+                return  # this handler (or an earlier one) already catches RuntimeError
+            if "NotImplementedError" in names:
+                calls = _TorchCalls(self)
+                node.body.visit(calls)
+                if calls.found:
+                    self.finding(
+                        handler,
+                        "since 2.8 torch ops raise NotImplementedError for unsupported dtypes: this handler now also "
+                        "catches those errors (2.7 raised RuntimeError past it); check the fallback, or narrow the try body",
+                    )
+                return

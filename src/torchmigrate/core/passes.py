@@ -1,0 +1,173 @@
+"""The Pass model and the registry of every pass shipped in ``torchmigrate.codemods``.
+
+A pass is one small module in ``codemods/vX_Y/``: a docstring a user can read, a :class:`Pass` with its metadata and
+examples, and either declarative renames or call rewriters / a transformer (see :mod:`torchmigrate.python.transform`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from torchmigrate.core.versions import Version, parse_version
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from torchmigrate.project.context import ProjectContext
+    from torchmigrate.python.transform import CallContext, PassTransformer
+
+__all__ = [
+    "BEHAVIOUR",
+    "DEPRECATION",
+    "OPPORTUNITY",
+    "REMOVAL",
+    "SAFE",
+    "REVIEW",
+    "Example",
+    "Kind",
+    "Pass",
+    "Safety",
+]
+
+
+class Kind(str, Enum):
+    """What a release did to the old form, which decides how ``--from`` bounds the pass.
+
+    ``removal``: the old API is gone from ``release`` on. ``behaviour``: the same code means something else from
+    ``release`` on. Both run when ``from < release <= to``. ``deprecation``: the old API still works (with a warning)
+    from ``release`` until ``removed_in`` (or to this day), so code that targets any release before ``removed_in`` may
+    still use it: it runs when ``release <= to`` and ``from < removed_in``. ``opportunity`` (opt-in modernisations):
+    runs when ``release <= to``.
+    """
+
+    REMOVAL = "removal"
+    BEHAVIOUR = "behaviour"
+    DEPRECATION = "deprecation"
+    OPPORTUNITY = "opportunity"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Safety(str, Enum):
+    """``safe``: same behaviour, guaranteed. ``review``: right in the common case; the report says what to check."""
+
+    SAFE = "safe"
+    REVIEW = "review"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+REMOVAL, BEHAVIOUR, DEPRECATION, OPPORTUNITY = Kind.REMOVAL, Kind.BEHAVIOUR, Kind.DEPRECATION, Kind.OPPORTUNITY
+SAFE = Safety.SAFE
+REVIEW = Safety.REVIEW
+
+CallRewriter = Callable[["cst.Call", "CallContext"], "cst.BaseExpression | None"]
+# A project file pass: (text of a requirements file / pyproject.toml / Dockerfile …, context) → new text.
+ProjectRewriter = Callable[[str, "ProjectContext"], str]
+
+PYTHON, PROJECT = "python", "project"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A before/after pair that documents a pass and is also a test.
+
+    ``after=None`` means the code must come back unchanged. ``findings`` is how many findings the pass must report on
+    ``before``. ``to`` is the target release the example runs at (default: the pass's own release).
+    """
+
+    before: str
+    after: str | None = None
+    findings: int = 0
+    title: str = ""
+    to: str | None = None
+    path: str = ""  # the file a project file pass's example is (``requirements.txt``, ``pyproject.toml``, …)
+
+    @property
+    def expected(self) -> str:
+        return self.before if self.after is None else self.after
+
+
+@dataclass
+class Pass:
+    """One versioned migration. ``migrate --to X`` runs it when ``from < release <= X``."""
+
+    id: str
+    release: str
+    safety: Safety
+    title: str
+    evidence: str
+    triggers: tuple[str, ...]
+    examples: list[Example] = field(default_factory=list)
+    renames: Mapping[str, str] = field(default_factory=dict)
+    opt_in: bool = False
+    kind: Kind = Kind.REMOVAL
+    removed_in: str | None = None
+    review_note: str = ""
+    doc: str = ""
+    call_rewriters: dict[str, CallRewriter] = field(default_factory=dict)
+    transformer: type[PassTransformer] | None = None
+    # Precheck (stdlib ast): can this call of one of the pass's qualified names need the pass? ``None``: every call
+    # can. A pass with a filter must act only on calls that pass it and on non-call references to its names.
+    call_filter: Callable[[ast.Call], bool] | None = None
+    # ``files="project"``: the pass rewrites project files (requirements, pyproject.toml, setup.cfg/setup.py, Dockerfiles, CI
+    # files) with ``project_rewrite`` instead of Python code; it runs for every target ``>= release`` (it compares the
+    # file's own pins with the target, so ``--from`` does not gate it). See :mod:`torchmigrate.project.context`.
+    files: str = PYTHON
+    project_rewrite: ProjectRewriter | None = None
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", self.id):
+            raise ValueError(f"pass id {self.id!r} must be a lowercase slug")
+        self.version: Version = parse_version(self.release)
+        self.removed_version: Version | None = parse_version(self.removed_in) if self.removed_in else None
+        if self.removed_in and self.kind is not Kind.DEPRECATION:
+            raise ValueError(f"pass {self.id}: removed_in only applies to kind=DEPRECATION")
+        if not self.triggers:
+            raise ValueError(f"pass {self.id} needs at least one trigger word")
+
+    def rewrites_calls(self, *qualified_names: str) -> Callable[[CallRewriter], CallRewriter]:
+        """Register ``fn(call, ctx)`` for calls whose callee resolves to one of ``qualified_names``.
+
+        ``fn`` returns the replacement expression, or ``None`` to leave the call as it is (after reporting a finding
+        through ``ctx.finding`` when the call cannot be migrated safely).
+        """
+
+        def register(fn: CallRewriter) -> CallRewriter:
+            for name in qualified_names:
+                self.call_rewriters[name] = fn
+            return fn
+
+        return register
+
+    def uses(self, transformer: type[PassTransformer]) -> type[PassTransformer]:
+        """Class decorator: the pass runs this :class:`~torchmigrate.python.transform.PassTransformer` subclass."""
+        self.transformer = transformer
+        return transformer
+
+    def in_range(self, from_: Version, to: Version) -> bool:
+        """Whether a run from ``from_`` to ``to`` needs this pass (see :class:`Kind`)."""
+        if self.version > to:
+            return False
+        if self.files == PROJECT:  # compares the project's own pins with the target: --from does not bound it
+            return True
+        if self.kind is Kind.OPPORTUNITY:
+            return True
+        if self.kind is Kind.DEPRECATION:
+            return self.removed_version is None or from_ < self.removed_version
+        return from_ < self.version
+
+    @property
+    def summary_line(self) -> str:
+        opt = " (opt-in)" if self.opt_in else ""
+        opt += " [project files]" if self.files == PROJECT else ""
+        return f"{self.id:<34} {self.release:<6} {self.safety.value:<7} {self.title}{opt}"
+
+

@@ -1,0 +1,135 @@
+"""Project file passes: torch pins, CUDA wheel indexes and Python floors in requirements, pyproject.toml, setup.cfg,
+setup.py, Dockerfiles and CI files.
+
+A project file pass is a :class:`~torchmigrate.core.passes.Pass` with ``files="project"`` and a text rewriter
+``fn(text, ctx) -> text``; it is listed by ``migrate --list``, documented by ``--explain`` and selected with
+``--select`` / ``--ignore`` like any other pass. Rewriters edit the text in place (the author's quoting, spacing and
+style stay), record an :class:`~torchmigrate.core.results.Edit` per change and report what they cannot decide as a
+:class:`~torchmigrate.core.results.Finding`. The version tables live in :mod:`torchmigrate.project.ecosystem`, the requirement
+scanner in :mod:`torchmigrate.project.pins`. ``# migrate: ignore`` (or ``# migrate: ignore[pass-id]``) on a line leaves it
+alone.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+
+from torchmigrate.core.passes import Pass
+from torchmigrate.core.results import Edit, FileResult, Finding
+from torchmigrate.core.versions import Version
+from torchmigrate.project.pins import project_kind
+
+__all__ = [
+    "ProjectContext",
+    "migrate_project_text",
+]
+
+_IGNORE_RE = re.compile(r"#\s*migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
+
+
+@dataclass
+class ProjectContext:
+    """What a project file rewriter sees: the file's kind and name, the target release, and where to report."""
+
+    path: PurePath
+    kind: str
+    target: Version
+    pass_: Pass
+    text: str
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._starts = [0]
+        for line in self.text.splitlines(keepends=True):
+            self._starts.append(self._starts[-1] + len(line))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line + 1, offset - self._starts[line] + 1
+
+    def allowed(self, offset: int) -> bool:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        end = self._starts[line + 1] if line + 1 < len(self._starts) else len(self.text)
+        match = _IGNORE_RE.search(self.text, self._starts[line], end)
+        if match is None:
+            return True
+        ids = match.group("ids")
+        return ids is not None and self.pass_.id not in {i.strip() for i in ids.split(",")}
+
+    def edit(self, offset: int, message: str) -> None:
+        line, col = self.position(offset)
+        self.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value))
+
+    def finding(self, offset: int, message: str) -> None:
+        if self.allowed(offset):
+            line, col = self.position(offset)
+            self.findings.append(Finding(line, col, self.pass_.id, message))
+
+
+def apply_changes(text: str, changes: Sequence[tuple[int, int, str]]) -> str:
+    for start, end, new in sorted(changes, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+# --- version specifiers -----------------------------------------------------------------------------------------
+
+
+# --- torch-pin ----------------------------------------------------------------------------------------------------
+
+
+def logical_line(text: str, offset: int) -> str:
+    """The line around ``offset`` with the lines a trailing backslash continues it onto."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    while end != -1 and text[:end].rstrip("\r").endswith("\\"):
+        end = text.find("\n", end + 1)
+    return text[start : len(text) if end == -1 else end]
+
+
+# --- cuda-wheels --------------------------------------------------------------------------------------------------
+
+
+# --- python-floor -------------------------------------------------------------------------------------------------
+
+
+WHERE_DOC = """
+## Where
+`requirements*.txt` and `constraints*.txt` (and `requirements/*.txt`, `environment.yml`), `pyproject.toml`,
+`setup.cfg`, string literals in `setup.py` (read as tokens, never run), `pip install` / `uv add` commands in
+Dockerfiles and CI files (`.github/workflows/*.yml`, `.gitlab-ci.yml`, …). Project file passes compare the file's own
+pins with `--to`, so `--from` does not gate them; `# migrate: ignore` on a line leaves it alone.
+"""
+
+
+
+
+def migrate_project_text(text: str, path: PurePath, passes: Sequence[Pass], to: Version, shown: str | None = None) -> FileResult:
+    """Run the project file ``passes`` over ``text``, the content of project file ``path``. Never raises for a bad file."""
+    result = FileResult(path=shown if shown is not None else path.as_posix(), old=text, new=text)
+    kind = project_kind(path)
+    if kind is None:
+        return result
+    code = text
+    for pass_ in passes:
+        if pass_.project_rewrite is None or not any(t in code for t in pass_.triggers):
+            continue
+        ctx = ProjectContext(path, kind, to, pass_, code)
+        try:
+            new_code = pass_.project_rewrite(code, ctx)
+        except Exception as exc:  # a bug in one pass must not lose the file or stop the run
+            result.new = None
+            result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {exc}"
+            return result
+        result.findings.extend(ctx.findings)
+        if new_code != code:
+            result.edits.extend(ctx.edits)
+            result.passes_applied.append(pass_.id)
+            code = new_code
+    result.new = code
+    return result

@@ -1,0 +1,146 @@
+"""Version specifiers (PEP 440 and Poetry): which releases a requirement admits, and moving it to admit a target in
+the author's own style."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from torchmigrate.core.versions import Version
+from torchmigrate.project.context import apply_changes
+from torchmigrate.project.pins import CLAUSE_RE, poetry_to_pep440
+
+_VERSION_RE = re.compile(r"(?P<release>\d+(?:\.\d+)*)(?P<wild>\.\*)?(?P<rest>.*)")
+
+
+
+def release_parts(version: str) -> tuple[tuple[int, ...], bool]:
+    match = _VERSION_RE.match(version)
+    if not match:
+        return (), False
+    return tuple(int(p) for p in match.group("release").split(".")), bool(match.group("wild"))
+
+
+
+def compare(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    width = max(len(a), len(b))
+    pa, pb = a + (0,) * (width - len(a)), b + (0,) * (width - len(b))
+    return (pa > pb) - (pa < pb)
+
+
+
+def _satisfies(candidate: tuple[int, ...], op: str, version: str) -> bool:
+    release, wild = release_parts(version)
+    if not release:
+        return True
+    if op in ("==", "===", "!="):
+        same = candidate[: len(release)] == release if wild else compare(candidate, release) == 0
+        return same if op != "!=" else not same
+    order = compare(candidate, release)
+    if op == ">=":
+        return order >= 0
+    if op == ">":
+        return order > 0
+    if op == "<=":
+        return order <= 0
+    if op == "<":
+        return order < 0
+    if op == "~=":
+        return order >= 0 and candidate[: max(len(release) - 1, 1)] == release[: max(len(release) - 1, 1)]
+    return True
+
+
+
+def admits(spec: str, release: Version) -> bool:
+    """Whether a specifier such as ``>=2.4,<2.8`` admits some patch of the feature ``release``."""
+    clauses = CLAUSE_RE.findall(spec)
+    patches = {p for _, v in clauses for p in release_parts(v)[0][2:3]} | set(range(0, 12))
+    for patch in sorted(patches):
+        candidate = (release.major, release.minor, patch)
+        if all(_satisfies(candidate, op, v) for op, v in clauses):
+            return True
+    return False
+
+
+
+def _numbers(parts: Sequence[int], width: int) -> str:
+    return ".".join(str(p) for p in (list(parts) + [0] * width)[: max(width, 2)])
+
+
+
+def move_spec(spec: str, release: Version) -> str | None:
+    """``spec`` rewritten in its own style so that it admits ``release``; ``None`` when it already does, when its
+    lower bound lies above ``release`` (never downgrade), or when it cannot be moved.
+
+    ``==2.7.1`` → ``==2.12.0``; ``==2.7.*`` → ``==2.12.*``; ``~=2.7.0`` → ``~=2.12.0``; ``>=2.4,<2.8`` →
+    ``>=2.4,<2.13``; ``<=2.7.1`` → ``<=2.12.0``; a local version (``+cu128``) is kept.
+    """
+    if admits(spec, release):
+        return None
+    target = (release.major, release.minor)
+    low = lowest_release(spec)
+    if low is not None and low > release:
+        return None  # the project requires something newer than the target: never lower it
+    changes: list[tuple[int, int, str]] = []
+    for match in CLAUSE_RE.finditer(spec):
+        op, version = match.group(1), match.group(2)
+        parsed = _VERSION_RE.match(version)
+        if parsed is None:
+            return None
+        numbers, wild = release_parts(version)
+        width = len(numbers)
+        local = parsed.group("rest") if parsed.group("rest").startswith("+") else ""
+        new: str | None = None
+        if op in ("==", "===") and numbers[:2] != target:
+            new = _numbers(target, width) + (".*" if wild else "") + local
+        elif op == "~=" and numbers[:2] != target and not _satisfies(target + (0,), "~=", version):
+            new = _numbers(target, width)
+        elif op == "<" and compare(numbers, target) <= 0:
+            new = _numbers((release.major, release.minor + 1), width)
+        elif op == "<=" and compare(numbers, target) < 0:
+            new = _numbers(target, width)
+        if new is not None and new != version:
+            changes.append((match.start(2), match.end(2), new))
+    moved = apply_changes(spec, changes)
+    return moved if changes and admits(moved, release) else None
+
+
+
+_POETRY_SINGLE = re.compile(r"(?P<op>\^|~(?!=)|)(?P<version>\d+(?:\.\d+)*)(?P<wild>\.\*)?")
+
+
+
+def move_poetry(spec: str, release: Version) -> str | None:
+    """Like :func:`move_spec` for a Poetry constraint: ``2.7.1`` → ``2.12.0``, ``~2.7`` → ``~2.12``, ``^0.22`` → ``^0.27``."""
+    pep440 = poetry_to_pep440(spec)
+    low = lowest_release(pep440)
+    if admits(pep440, release) or (low is not None and low > release):
+        return None
+    single = _POETRY_SINGLE.fullmatch(spec.strip())
+    if single is not None:
+        width = len(single.group("version").split("."))
+        moved = single.group("op") + _numbers((release.major, release.minor), width) + (single.group("wild") or "")
+        moved = spec.replace(spec.strip(), moved)
+    else:
+        moved = move_spec(spec, release) or spec
+    return moved if moved != spec and admits(poetry_to_pep440(moved), release) else None
+
+
+
+def lowest_release(spec: str) -> Version | None:
+    lows = []
+    for op, version in CLAUSE_RE.findall(spec):
+        numbers, _ = release_parts(version)
+        if op in ("==", "===", "~=", ">=", ">") and len(numbers) >= 2:
+            lows.append(Version(numbers[0], numbers[1]))
+    return max(lows) if lows else None
+
+
+
+def python_lowest(spec: str) -> tuple[int, ...] | None:
+    lows = []
+    for op, version in CLAUSE_RE.findall(spec):
+        numbers, _ = release_parts(version)
+        if op in ("==", "===", "~=", ">=", ">") and numbers:
+            lows.append(numbers[:2])
+    return max(lows) if lows else None

@@ -1,0 +1,136 @@
+"""Small libcst helpers passes use: dotted names, arguments, keyword edits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import libcst as cst
+
+
+def parse_expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+
+def dotted_name(node: cst.CSTNode) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else ``None``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = dotted_name(node.value)
+        return None if base is None else f"{base}.{node.attr.value}"
+    return None
+
+
+
+def build_dotted(name: str) -> cst.BaseExpression:
+    parts = name.split(".")
+    expr: cst.BaseExpression = cst.Name(parts[0])
+    for part in parts[1:]:
+        expr = cst.Attribute(value=expr, attr=cst.Name(part))
+    return expr
+
+
+
+def module_part(dotted: str) -> str:
+    """The module prefix of a dotted name: the components before the first class-like (Capitalised) one.
+
+    ``torch.utils.dlpack.DLDeviceType`` → ``torch.utils.dlpack``: a reference to an enum member or a class attribute
+    must import the module that defines the class, never ``import torch.utils.dlpack.DLDeviceType``.
+    """
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        if part[:1].isupper():
+            return ".".join(parts[:i])
+    return dotted
+
+
+
+def build_attrs(base: cst.BaseExpression, dotted: str) -> cst.BaseExpression:
+    """``base.a.b`` for ``dotted == "a.b"`` (``base`` itself when ``dotted`` is empty)."""
+    for part in filter(None, dotted.split(".")):
+        base = cst.Attribute(value=base, attr=cst.Name(part))
+    return base
+
+
+
+def chain_root(node: cst.CSTNode) -> cst.Name | None:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+
+def kwarg(call: cst.Call, name: str) -> cst.Arg | None:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == name:
+            return a
+    return None
+
+
+
+def arg(call: cst.Call, index: int, name: str | None = None) -> cst.Arg | None:
+    """The argument at positional ``index`` or, failing that, the keyword ``name``."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if index < len(positional):
+        return positional[index]
+    return kwarg(call, name) if name else None
+
+
+
+def has_star_args(call: cst.Call) -> bool:
+    return any(a.star for a in call.args)
+
+
+
+def without_args(call: cst.Call, names: Iterable[str]) -> list[cst.Arg]:
+    drop = set(names)
+    return [a for a in call.args if not (a.keyword is not None and a.keyword.value in drop)]
+
+
+
+def fix_commas(args: Sequence[cst.Arg]) -> list[cst.Arg]:
+    """Re-punctuate an argument list after arguments were added or removed."""
+    out = []
+    for i, a in enumerate(args):
+        last = i == len(args) - 1
+        if last:
+            comma = a.comma
+            if isinstance(comma, cst.Comma) and not _comma_has_newline(comma):
+                comma = cst.MaybeSentinel.DEFAULT
+            out.append(a.with_changes(comma=comma))
+        elif a.comma is cst.MaybeSentinel.DEFAULT:
+            out.append(a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+        else:
+            out.append(a)
+    return out
+
+
+
+def _comma_has_newline(comma: cst.Comma) -> bool:
+    return isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+
+
+
+def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(
+        keyword=cst.Name(name),
+        value=value,
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+
+
+
+def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression | str) -> cst.Call:
+    """``call`` with ``name=value`` appended (a string is taken as a name, e.g. ``"True"``), commas mended."""
+    expr = cst.Name(value) if isinstance(value, str) else value
+    return call.with_changes(args=fix_commas([*call.args, make_kwarg(name, expr)]))
+
+
+
+_EMPTY_MODULE = cst.Module(body=[])
+
+
+
+def code_of(node: cst.CSTNode) -> str:
+    return _EMPTY_MODULE.code_for_node(node)

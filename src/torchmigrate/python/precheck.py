@@ -1,0 +1,533 @@
+"""The cheap look before libcst: which passes can act on a file at all, decided with the stdlib ``ast`` only.
+
+libcst parsing costs ~10× ``ast.parse`` and its scope metadata ~65×, while most files of a big tree need nothing. So a
+file goes through three gates, each cheaper than the next is expensive:
+
+1. **Trigger regex** over the raw bytes (one combined pattern of every selected pass's trigger words, built as a trie).
+2. **ast precheck** (:func:`relevant_passes`): one ``ast.parse`` and one walk collect what the code really uses —
+   identifiers, attribute chains, import paths, and import-based qualified names — leaving comments and docstrings
+   behind. A pass stays in play only if
+   - it rewrites by qualified name only (declarative ``renames`` and ``rewrites_calls``, no custom transformer), and the
+     file references one of those names through an import (an over-approximation of libcst's
+     ``QualifiedNameProvider``: every import anywhere in the file counts, whatever its scope); or
+   - it has a custom transformer, and one of its trigger words occurs in code (not in a comment or docstring; other
+     string literals count, since a transformer may read them). A transformer class may narrow this by declaring
+     ``QUALNAMES = frozenset({...})``: the qualified names it acts on, matched like the declarative passes.
+3. **libcst** parse and metadata, only for files with at least one pass in play, and only for the passes in play.
+
+It never skips a file a pass would change: a file ``ast`` cannot parse, or a pass whose trigger words are not plain
+dotted identifiers, is passed on to libcst as before; ``tests/test_precheck.py`` runs every pass's examples through it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from torchmigrate.core.text import has_lone_cr
+from torchmigrate.python.triggers import text_regex, trie_pattern, trigger_lines, triggered
+
+if TYPE_CHECKING:
+    from torchmigrate.core.passes import Pass
+
+__all__ = ["Scan", "pass_targets", "relevant_passes", "trie_pattern"]
+
+_DOTTED_WORD = re.compile(r"[\w.]+")
+
+
+_BODIES = ("body", "orelse", "finalbody", "handlers")
+
+
+_COMPOUND = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.Match,
+    *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+)
+
+
+def statement_start(node: ast.AST) -> int:
+    """The first line of a statement, its decorators included."""
+    start: int = node.lineno  # type: ignore[attr-defined]
+    for decorator in getattr(node, "decorator_list", ()):
+        start = min(start, decorator.lineno)
+    return start
+
+
+def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
+    """Every node of ``tree`` (``lines=None``), or only the nodes of the statements that span one of ``lines``
+    (sorted) — the lines where a trigger word occurs — plus the module's own import statements. A statement that spans
+    no such line is skipped whole, nested statements included: with anchored passes (see :func:`_anchored`) every
+    reference to a target, and every import that can lead to one, spells a trigger word, so it lies on such a line.
+    Expressions are walked only in the statements that hold one, so a big file with one trigger word (or with trigger
+    words only in its docstrings and comments) costs little more than its parse."""
+    if lines is None:
+        yield from ast.walk(tree)
+        return
+    stack: list[ast.AST] = list(reversed(tree.body))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.Import or kind is ast.ImportFrom:
+            yield node
+            continue
+        if kind is ast.match_case:
+            yield from ast.walk(node.pattern)  # type: ignore[attr-defined]
+            if node.guard is not None:  # type: ignore[attr-defined]
+                yield from ast.walk(node.guard)  # type: ignore[attr-defined]
+            stack.extend(reversed(node.body))  # type: ignore[attr-defined]
+            continue
+        start = statement_start(node)
+        end = node.end_lineno or start  # type: ignore[attr-defined]
+        index = bisect_left(lines, start)
+        if not (index < len(lines) and lines[index] <= end):
+            continue  # no trigger word anywhere in it: nothing inside can matter
+        if kind not in _COMPOUND:
+            yield from ast.walk(node)
+            continue
+        yield node
+        for name, value in ast.iter_fields(node):
+            if name in _BODIES or name == "cases":
+                stack.extend(reversed(value))
+            else:
+                for child in value if isinstance(value, list) else (value,):
+                    if isinstance(child, ast.AST):
+                        yield from ast.walk(child)
+
+
+class Scan:
+    """What one parsed file uses, collected in one walk of its ``ast`` (or of the statements that matter)."""
+
+    __slots__ = ("words", "strings", "qualnames", "bound", "bindings", "stars", "calls", "value_chains")
+
+    def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
+        words: set[str] = set()  # identifiers, attribute chains and import paths as written
+        strings: list[str] = []  # literals: strings (not bare expression statements, i.e. docstrings) and numbers
+        chains: set[str] = set()  # dotted chains rooted at a Name: ``th.export.export_for_training``
+        bindings: dict[str, set[str]] = {}  # local name → qualified names imports bind it to
+        paths: set[str] = set()  # dotted names in import statements
+        stars: set[str] = set()  # modules star-imported
+        bare: set[int] = set()
+        calls: list[ast.Call] = []  # for passes with a call filter
+        call_funcs: set[int] = set()  # ids of the callee nodes of those calls (walk order: a call before its callee)
+        value_chains: set[str] = set()  # names and chains used other than as a callee
+        for node in _nodes(tree, lines):
+            kind = type(node)
+            if kind is ast.Name:
+                words.add(node.id)  # type: ignore[attr-defined]
+                if id(node) not in call_funcs:
+                    value_chains.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                calls.append(node)  # type: ignore[arg-type]
+                call_funcs.add(id(node.func))  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                parts = [node.attr]  # type: ignore[attr-defined]
+                value = node.value  # type: ignore[attr-defined]
+                while type(value) is ast.Attribute:
+                    parts.append(value.attr)
+                    value = value.value
+                if type(value) is ast.Name:
+                    parts.append(value.id)
+                    chain = ".".join(reversed(parts))
+                    chains.add(chain)
+                    if id(node) not in call_funcs:
+                        value_chains.add(chain)
+                else:
+                    chain = ".".join(reversed(parts))
+                words.add(chain)
+            elif kind is ast.Constant:
+                value = node.value  # type: ignore[attr-defined]
+                if type(value) is str:
+                    if id(node) not in bare:
+                        strings.append(value)
+                elif type(value) in (int, float, complex):
+                    strings.append(str(value))  # a pass may look for a number (torchrun-port: 29500)
+            elif kind is ast.Expr:
+                if type(node.value) is ast.Constant:  # type: ignore[attr-defined]
+                    bare.add(id(node.value))  # type: ignore[attr-defined]
+            elif kind is ast.Import:
+                for alias in node.names:  # type: ignore[attr-defined]
+                    paths.add(alias.name)
+                    words.add(alias.name)
+                    if alias.asname:
+                        words.add(alias.asname)
+                        bindings.setdefault(alias.asname, set()).add(alias.name)
+                    else:
+                        root = alias.name.split(".")[0]
+                        bindings.setdefault(root, set()).add(root)
+            elif kind is ast.ImportFrom:
+                module = node.module or ""  # type: ignore[attr-defined]
+                words.add(module)
+                absolute = node.level == 0 and bool(module)  # type: ignore[attr-defined]
+                if absolute:
+                    paths.add(module)
+                for alias in node.names:  # type: ignore[attr-defined]
+                    words.add(alias.name)
+                    if alias.asname:
+                        words.add(alias.asname)
+                    if not absolute:
+                        continue
+                    if alias.name == "*":
+                        stars.add(module)
+                        continue
+                    full = f"{module}.{alias.name}"
+                    paths.add(full)
+                    bindings.setdefault(alias.asname or alias.name, set()).add(full)
+            elif kind is ast.keyword:
+                if node.arg:  # type: ignore[attr-defined]
+                    words.add(node.arg)  # type: ignore[attr-defined]
+            elif kind in _NAMED:
+                name = getattr(node, "name", None)
+                if isinstance(name, str):
+                    words.add(name)
+                for extra in getattr(node, "names", ()) or ():
+                    if isinstance(extra, str):
+                        words.add(extra)
+            elif kind is ast.arg:
+                words.add(node.arg)  # type: ignore[attr-defined]
+
+        qualnames = set(paths)
+        for chain in (*chains, *(w for w in words if w.isidentifier())):
+            root, dot, rest = chain.partition(".")
+            for bound in bindings.get(root, ()):
+                qualnames.add(bound + dot + rest)
+            for module in stars:
+                qualnames.add(f"{module}.{chain}")
+        self.words = words
+        self.strings = strings
+        self.qualnames = qualnames
+        self.bound = {name for names in bindings.values() for name in names} | stars
+        self.bindings = bindings
+        self.stars = stars
+        self.calls = calls
+        self.value_chains = value_chains
+
+    def resolve(self, chain: str) -> set[str]:
+        """The import-based qualified names a dotted ``chain`` as written may stand for."""
+        root, dot, rest = chain.partition(".")
+        return {bound + dot + rest for bound in self.bindings.get(root, ())} | {f"{m}.{chain}" for m in self.stars}
+
+
+def ast_chain(node: ast.expr) -> str | None:
+    """``a.b.c`` for a name or an attribute chain rooted at a name (``th.export.export``), else ``None``."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
+    """An import binds a local name through which a target can be used without spelling any trigger word
+    (``from torch.utils.checkpoint import checkpoint as ckpt``): such uses sit in statements a limited scan skipped."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    for local, bounds in scanned.bindings.items():
+        if any(t in local for t in plain):
+            continue
+        for bound in bounds:
+            for target in targets:
+                if target == bound or target.startswith(bound + "."):
+                    rest = target[len(bound) :]
+                    if not any(t in rest for t in plain):
+                        return True
+    return False
+
+
+def _filtered_hit(scanned: Scan, pass_: Pass, targets: frozenset[str], limited: bool) -> bool:
+    """With a call filter: a non-call reference to a target, or a call of one that the filter lets through (or, in a
+    limited scan, a use the scan could not see)."""
+    assert pass_.call_filter is not None
+    if limited and _hidden_alias(scanned, pass_, targets):
+        return True
+    for chain in scanned.value_chains:
+        if _references_names(scanned.resolve(chain), targets):
+            return True
+    for call in scanned.calls:
+        callee = ast_chain(call.func)
+        if callee is None:
+            continue
+        if _references_names(scanned.resolve(callee), targets) and pass_.call_filter(call):
+            return True
+    return False
+
+
+_NAMED = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.ClassDef,
+    ast.Global,
+    ast.Nonlocal,
+    ast.MatchAs,
+    ast.MatchStar,
+    ast.ExceptHandler,
+    ast.alias,
+)
+
+
+class _Quiet:
+    enabled = False
+
+
+def quiet_parse_warnings() -> None:
+    """Ignore the parser's warnings (invalid escapes, ``is`` with a literal) for the rest of this process.
+
+    For the command line's own processes (worker processes inherit it): one filter instead of a
+    ``warnings.catch_warnings()`` block around each of thousands of parses, which costs a tenth of a parse. A library
+    caller's warning filters are left alone."""
+    warnings.simplefilter("ignore", SyntaxWarning)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    _Quiet.enabled = True
+
+
+def ast_parse(text: str) -> ast.Module:
+    """``ast.parse`` without the parser's warnings reaching the user (raises as ``ast.parse`` does)."""
+    if _Quiet.enabled:
+        return ast.parse(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+def parse(text: str) -> ast.Module | None:
+    try:
+        return ast_parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def scan(text: str) -> Scan | None:
+    """The full :class:`Scan` of ``text``, or ``None`` when ``ast`` cannot parse it (libcst then decides)."""
+    tree = parse(text)
+    return None if tree is None else Scan(tree)
+
+
+def _anchored(pass_: Pass, targets: frozenset[str]) -> bool:
+    """Every reference to one of ``targets`` spells a trigger word, in an import or at the use: each target has a
+    component that contains one. Then a reference lies in a statement that holds a trigger word (walked), or goes
+    through an import binding that spells it (see :func:`_binds_a_prefix`): other statements need no walk."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    return all(any(t in part for t in plain for part in target.split(".")) for target in targets)
+
+
+def _binds_a_prefix(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
+    """An import binds a name that spells a trigger word and leads to a target (``from torch.optim import lr_scheduler
+    as S`` for ``torch.optim.lr_scheduler.StepLR``): its uses, in statements not walked, may reference the target."""
+    plain = [t for t in pass_.triggers if "." not in t]
+    for bound in scanned.bound:
+        if any(t in bound for t in plain) and any(target.startswith(bound + ".") for target in targets):
+            return True
+    return False
+
+
+def code_ranges(tree: ast.Module, lines: list[int] | None = None) -> list[tuple[int, int]]:
+    """Sorted (first, last) line ranges that hold code: every statement but a bare string (a docstring), and the header
+    of each compound statement. Lines holding only comments or docstrings fall outside. With ``lines`` (sorted), only
+    the statements that span one of them are looked at: the ranges answer for those lines only."""
+    ranges: list[tuple[int, int]] = []
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        header: list[ast.AST] = []
+        if isinstance(node, ast.match_case):
+            start = node.pattern.lineno
+            header = [node.pattern] + ([node.guard] if node.guard is not None else [])
+        else:
+            start = statement_start(node)
+            if lines is not None:
+                index = bisect_left(lines, start)
+                if not (index < len(lines) and lines[index] <= (getattr(node, "end_lineno", None) or start)):
+                    continue
+        body = getattr(node, "body", None)
+        if not isinstance(body, list) or not body:
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                continue
+            ranges.append((start, getattr(node, "end_lineno", None) or start))
+            continue
+        end = start
+        for name, value in ast.iter_fields(node):
+            if name in _BODIES or name == "cases":
+                if isinstance(value, list):
+                    stack.extend(value)
+                continue
+            header.extend(v for v in (value if isinstance(value, list) else [value]) if isinstance(v, ast.AST))
+        for part in header:
+            end = max(end, getattr(part, "end_lineno", None) or end)
+        ranges.append((start, end))  # the header up to its last expression (a comment after it is not code)
+    ranges.sort()
+    return ranges
+
+
+def _on_code_line(text: str, regex: re.Pattern[str], ranges: list[tuple[int, int]]) -> bool:
+    starts = [r[0] for r in ranges]
+    line, position = 1, 0
+    for match in regex.finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        index = bisect_right(starts, line) - 1
+        for candidate in range(index, max(index - 3, -1), -1):  # disjoint but for one-line `if x: y` (same line)
+            first, last = ranges[candidate]
+            if first <= line <= last:
+                return True
+    return False
+
+
+def pass_targets(pass_: Pass) -> frozenset[str] | None:
+    """The qualified names a pass can act on, or ``None`` when it cannot say (a custom transformer without QUALNAMES)."""
+    declared = getattr(pass_.transformer, "QUALNAMES", None) if pass_.transformer is not None else None
+    if pass_.transformer is not None and declared is None:
+        return None
+    return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(declared or ())
+
+
+def _references(scanned: Scan, targets: frozenset[str]) -> bool:
+    return _references_names(scanned.qualnames, targets)
+
+
+def _references_names(names: Iterable[str], targets: frozenset[str]) -> bool:
+    for name in names:
+        if name in targets:
+            return True
+        index = name.find(".")
+        while index != -1:  # a prefix target covers its submodules: ``torch.distributed._tensor`` → ``….DTensor``
+            if name[:index] in targets:
+                return True
+            index = name.find(".", index + 1)
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _word_regex(triggers: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not all(_DOTTED_WORD.fullmatch(t) for t in triggers):
+        return None  # a trigger that is not a dotted identifier cannot be checked against the ast's words
+    return re.compile(trie_pattern(triggers))
+
+
+# Comments and string literals, as Python's tokenizer sees them (string prefixes included; an f-string is matched
+# whole only when its replacement fields hold no quote of its own kind, which prose_only() checks).
+_PROSE = re.compile(
+    r"""(?P<comment>\#[^\r\n]*)"""
+    r"""|(?P<string>(?<![\w])(?P<prefix>[rRbBuUfF]{0,2})"""
+    r"""(?:'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"|'(?:[^'\\\r\n]|\\.)*'|"(?:[^"\\\r\n]|\\.)*"))""",
+    re.DOTALL,
+)
+_QUOTE = re.compile(r"['\"]")
+_REST_OF_LINE = re.compile(r"[ \t\f]*(?:\#[^\r\n]*)?(?:\r\n|\r|\n|\Z)")
+
+
+def prose_only(text: str, regex: re.Pattern[str]) -> bool:
+    """True when every match of ``regex`` in ``text`` lies in a comment or in a string that is a statement of its own
+    (a docstring, or any bare string line), where no pass can act; False whenever that is not certain.
+
+    A lexical look, far cheaper than a parse. It is exact for valid Python or gives up: every quote outside comments
+    must belong to a string it matched (so it is in step with the tokenizer), and an f-string whose braces do not
+    balance (PEP 701 lets its fields hold quotes of its own kind) makes it give up too. A string counts as a statement
+    only when it starts a line at bracket depth 0 (no backslash continuation before it) and nothing but a comment
+    follows it on its last line; f-strings never do (their fields are code)."""
+    matches = [m.start() for m in regex.finditer(text)]
+    if not matches:
+        return True
+    if has_lone_cr(text):
+        return False  # lone CR line breaks: line starts below would be wrong
+    prose: list[tuple[int, int]] = []
+    depth = 0
+    position = 0
+    for token in _PROSE.finditer(text):
+        start, end = token.span()
+        code = text[position:start]
+        if _QUOTE.search(code):
+            return False  # out of step with the tokenizer (or not valid Python): let the parser decide
+        depth += code.count("(") + code.count("[") + code.count("{") - code.count(")") - code.count("]") - code.count("}")
+        position = end
+        if token.group("comment") is not None:
+            prose.append((start, end))
+            continue
+        prefix = token.group("prefix").lower()
+        if "f" in prefix:
+            body = token.group("string")
+            if body.count("{") != body.count("}"):
+                return False
+            continue
+        line_start = text.rfind("\n", 0, start) + 1
+        if depth != 0 or text[line_start:start].strip(" \t\f"):
+            continue
+        before = text[: max(line_start - 1, 0)].rstrip("\r")
+        if before.endswith("\\"):
+            continue  # a continuation line: the string belongs to the statement above
+        if _REST_OF_LINE.match(text, end) is None:
+            continue
+        prose.append((start, end))
+    if _QUOTE.search(text, position):
+        return False
+    index = 0
+    for at in matches:
+        while index < len(prose) and prose[index][1] <= at:
+            index += 1
+        if index == len(prose) or not prose[index][0] <= at:
+            return False
+    return True
+
+
+def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> list[Pass]:
+    """The subset of ``passes`` (order kept) that may edit ``text`` or report a finding on it.
+
+    Callers run the trigger regex first; this costs one ``ast.parse`` and a walk of the statements, going into the
+    expressions only of those that hold a trigger word (every statement when a pass's targets are not anchored).
+    """
+    passes = triggered(text, passes)
+    if not passes:
+        return []
+    anchored = all((t := pass_targets(p)) is None or _anchored(p, t) for p in passes)
+    if anchored and not full and prose_only(text, text_regex(tuple(sorted({w for p in passes for w in p.triggers})))):
+        return []  # trigger words only in comments and docstrings: nothing to parse
+    tree = parse(text)
+    if tree is None:
+        return passes
+    for pass_ in passes:
+        targets = pass_targets(pass_)
+        if targets is not None and not _anchored(pass_, targets):
+            full = True
+    limited = not full
+    scanned = Scan(tree, trigger_lines(text, passes) if limited else None)
+    code_words: str | None = None
+    all_words: str | None = None
+    ranges: list[tuple[int, int]] | None = None
+    out = []
+    for pass_ in passes:
+        targets = pass_targets(pass_)
+        if targets is not None:
+            aliased = limited and _binds_a_prefix(scanned, pass_, targets)
+            if aliased or (
+                _references(scanned, targets) and (pass_.call_filter is None or _filtered_hit(scanned, pass_, targets, limited))
+            ):
+                out.append(pass_)
+            continue
+        regex = _word_regex(pass_.triggers)
+        if regex is None:  # triggers that are not words (``import amp``): a match on a line of code will do
+            if ranges is None:
+                ranges = code_ranges(tree, trigger_lines(text, passes))
+            if _on_code_line(text, text_regex(tuple(sorted(pass_.triggers))), ranges):
+                out.append(pass_)
+            continue
+        if code_words is None:
+            code_words = "\n".join(scanned.words)
+            all_words = code_words + "\n" + "\n".join(scanned.strings)
+        assert all_words is not None
+        if regex.search(all_words):
+            out.append(pass_)
+    return out

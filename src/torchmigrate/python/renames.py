@@ -1,0 +1,284 @@
+"""Declarative renames: one engine mechanism for every pass that maps old qualified names to new ones.
+
+A pass lists ``renames={old: new}``; :class:`RenameTransformer` rewrites attribute chains, ``import`` and
+``from … import`` statements (function-local ones included) and the uses of from-imported names. A pass may subclass it
+to extend the renames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import ParentNodeProvider
+
+from torchmigrate.python.helpers import build_dotted, chain_root, dotted_name
+from torchmigrate.python.transform import PassTransformer, Sink, _Node
+
+if TYPE_CHECKING:
+    from torchmigrate.core.passes import Pass
+
+__all__ = ["RenameTransformer"]
+
+
+def _best_key(qualname: str, renames: dict[str, str]) -> str | None:
+    """The longest old name in ``renames`` that is ``qualname`` or a prefix of it."""
+    best = None
+    for old in renames:
+        if (qualname == old or qualname.startswith(old + ".")) and (best is None or len(old) > len(best)):
+            best = old
+    return best
+
+
+def _match(qualname: str, renames: dict[str, str]) -> str | None:
+    """The new name for ``qualname`` under the longest matching old prefix, or None."""
+    best = _best_key(qualname, renames)
+    return None if best is None else renames[best] + qualname[len(best) :]
+
+
+class RenameTransformer(PassTransformer):
+    """Applies a pass's ``renames`` (old qualified name → new), import statements included.
+
+    - ``import torch.distributed._tensor [as dt]`` → ``import torch.distributed.tensor [as dt]``
+    - ``from torch.distributed._tensor import DTensor`` → ``from torch.distributed.tensor import DTensor``
+    - ``from torch.testing import assert_allclose`` → ``from torch.testing import assert_close`` and every use renamed
+      (an alias keeps the old local name when the new one is already taken in the file)
+    - ``th.distributed._tensor.DTensor`` → ``th.distributed.tensor.DTensor``; ``functorch.vmap`` → ``torch.func.vmap``
+    """
+
+    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+        super().__init__(context, pass_, sink)
+        self.renames = dict(pass_.renames)
+        self.local_renames: dict[str, str] = {}
+        self.kept_locals: set[str] = set()  # from-imported names kept (via an alias) because a use is suppressed
+        self._used_names: set[str] | None = None
+        # Imports split off a function-local ``from … import`` line: they stay local, next to it (keyed by the line).
+        self._split_imports: dict[int, dict[str, list[cst.ImportAlias]]] = {}
+        self._import_depth = 0  # > 0 while the traversal is inside an import statement (no parent metadata needed)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            self._import_depth += 1
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: _Node, updated_node: _Node) -> _Node | cst.RemovalSentinel:
+        result = super().on_leave(original_node, updated_node)
+        if isinstance(original_node, (cst.Import, cst.ImportFrom)):
+            self._import_depth -= 1
+        return result
+
+    def used_names(self) -> set[str]:
+        if self._used_names is None:
+            module = self.context.module
+            collector = _NameCollector()
+            if module is not None:
+                module.visit(collector)
+            self._used_names = collector.names
+        return self._used_names
+
+    def leave_Import(self, original_node: cst.Import, updated_node: cst.Import) -> cst.Import:
+        if not self.allowed(original_node):
+            return updated_node
+        names = []
+        changed = False
+        for alias in updated_node.names:
+            full = dotted_name(alias.name) or ""
+            new = _match(full, self.renames)
+            keeps_binding = new is not None and (alias.asname is not None or new.split(".")[0] == full.split(".")[0])
+            if new is not None and keeps_binding:
+                alias = alias.with_changes(name=cst.parse_expression(new))
+                changed = True
+            names.append(alias)
+        if not changed:
+            return updated_node
+        self.edited(original_node, f"import renamed ({self.pass_.title})")
+        return updated_node.with_changes(names=names)
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        # Decide the local renames first, so uses that come before their import (in file order) are renamed too.
+        for statement in m.findall(node, m.ImportFrom()):
+            assert isinstance(statement, cst.ImportFrom)
+            if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
+                continue
+            module = dotted_name(statement.module) or ""
+            if _match(module, self.renames) is not None and not self._names_renamed_apart(module, statement.names):
+                continue
+            if not self.allowed(statement):
+                continue  # a suppressed import stays as it is, and so do the uses of the names it binds
+            for alias in statement.names:
+                plan = self._plan(module, alias)
+                if plan is not None and plan[3] is not None:
+                    old_local, new_local = plan[3]
+                    if self._has_suppressed_use(node, old_local):
+                        # `from m import old as old`: the suppressed line keeps working, untouched, on the new API
+                        self.kept_locals.add(old_local)
+                    else:
+                        self.local_renames[old_local] = new_local
+        return True
+
+    def _has_suppressed_use(self, module: cst.Module, name: str) -> bool:
+        if not self.sink.suppressed:
+            return False
+        for use in m.findall(module, m.Name(value=name)):
+            if not self._inside_import(use) and not self.allowed(use):
+                return True
+        return False
+
+    def _plan(self, module: str, alias: cst.ImportAlias) -> tuple[str, str, str | None, tuple[str, str] | None] | None:
+        """For ``from module import alias``: (new module, new name, asname, (old local, new local) or None)."""
+        imported = dotted_name(alias.name) or ""
+        new = _match(f"{module}.{imported}", self.renames)
+        if new is None:
+            return None
+        target_module, _, target_name = new.rpartition(".")
+        old_local = (dotted_name(alias.asname.name) if alias.asname else imported) or imported
+        if alias.asname is not None:
+            return (target_module, target_name, None if old_local == target_name else old_local, None)
+        if target_name == old_local:
+            return (target_module, target_name, None, None)
+        if target_name in self.used_names() or old_local in self.kept_locals:
+            return (target_module, target_name, old_local, None)  # keep the old local name (taken, or suppressed use)
+        return (target_module, target_name, None, (old_local, target_name))
+
+    def leave_ImportFrom(
+        self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom
+    ) -> cst.ImportFrom | cst.RemovalSentinel:
+        if updated_node.relative or updated_node.module is None or not self.allowed(original_node):
+            return updated_node
+        module = dotted_name(updated_node.module) or ""
+        new_module = _match(module, self.renames)
+        if new_module is not None and not self._names_renamed_apart(module, updated_node.names):
+            self.edited(original_node, f"import renamed ({self.pass_.title})")
+            return updated_node.with_changes(module=cst.parse_expression(new_module))
+        if isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        plans = [(alias, self._plan(module, alias)) for alias in updated_node.names]
+        if all(plan is None for _, plan in plans):
+            return updated_node
+        self.edited(original_node, f"import renamed ({self.pass_.title})")
+        targets = {plan[0] for _, plan in plans if plan is not None}
+        in_place = len(targets) == 1 and all(plan is not None for _, plan in plans)
+        kept: list[cst.ImportAlias] = []
+        for alias, plan in plans:
+            if plan is None:
+                kept.append(alias)
+                continue
+            target_module, target_name, asname, _ = plan
+            if target_module == module or in_place:
+                kept.append(
+                    alias.with_changes(
+                        name=cst.Name(target_name),
+                        asname=cst.AsName(name=cst.Name(asname)) if asname else None,
+                    )
+                )
+            else:
+                self._add_split_import(original_node, target_module, target_name, asname)
+        if not kept:
+            return cst.RemoveFromParent()
+        kept[-1] = kept[-1].with_changes(comma=updated_node.names[-1].comma)  # keep a trailing comma style
+        if in_place:
+            return updated_node.with_changes(module=cst.parse_expression(targets.pop()), names=kept)
+        return updated_node.with_changes(names=kept)
+
+    def _add_split_import(self, node: cst.ImportFrom, module: str, name: str, asname: str | None) -> None:
+        line = self.get_metadata(ParentNodeProvider, node, None)
+        if not isinstance(line, cst.SimpleStatementLine) or isinstance(
+            self.get_metadata(ParentNodeProvider, line, None), cst.Module
+        ):
+            AddImportsVisitor.add_needed_import(self.context, module, name, asname)
+            return
+        alias = cst.ImportAlias(name=cst.Name(name), asname=cst.AsName(name=cst.Name(asname)) if asname else None)
+        self._split_imports.setdefault(id(line), {}).setdefault(module, []).append(alias)
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement] | cst.RemovalSentinel:
+        split = self._split_imports.pop(id(original_node), None)
+        if not split:
+            return updated_node
+        lines: list[cst.BaseStatement] = [updated_node] if updated_node.body else []
+        for module, aliases in split.items():
+            names = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in aliases[:-1]]
+            dotted = build_dotted(module)
+            assert isinstance(dotted, (cst.Attribute, cst.Name))
+            statement = cst.ImportFrom(module=dotted, names=[*names, aliases[-1]])
+            lines.append(cst.SimpleStatementLine(body=[statement], leading_lines=() if lines else updated_node.leading_lines))
+        return cst.FlattenSentinel(lines)
+
+    def _names_renamed_apart(self, module: str, names: cst.ImportStar | Sequence[cst.ImportAlias]) -> bool:
+        """Some name imported from ``module`` has a more specific rename than the module itself.
+
+        ``{"a._x": "a.x", "a._x.y.Spec": "a.x._spec.Spec"}``: ``from a._x.y import Spec, Other`` must import ``Spec``
+        from ``a.x._spec`` and ``Other`` from ``a.x.y``, so the names are planned one by one.
+        """
+        if isinstance(names, cst.ImportStar):
+            return False
+        module_key = _best_key(module, self.renames)
+        return any(_best_key(f"{module}.{dotted_name(alias.name) or ''}", self.renames) != module_key for alias in names)
+
+    def _inside_import(self, node: cst.CSTNode) -> bool:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        while parent is not None:
+            if isinstance(parent, (cst.Import, cst.ImportFrom)):
+                return True
+            if isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+                return False
+            parent = self.get_metadata(ParentNodeProvider, parent, None)
+        return False
+
+    def _rename_expr(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        name = self.qualname(original)
+        if name is None or name not in self.renames or self._import_depth:
+            return updated
+        if not self.allowed(original):
+            return updated
+        new = self.renames[name]
+        if isinstance(original, cst.Name):
+            local = self.local_renames.get(original.value)
+            if local is None:
+                return updated
+            self.edited(original, f"{name} → {new}")
+            return cst.Name(local)
+        replacement = self.ref(new, like=original)
+        if replacement.deep_equals(updated):
+            return updated
+        self.edited(original, f"{name} → {new}")
+        old_root, new_root = chain_root(original), chain_root(replacement)
+        if old_root is None or new_root is None or old_root.value != new_root.value:
+            self.drop_imports_of(original)  # the old root may now be unused (functorch.vmap → torch.func.vmap)
+        return replacement
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        return self._rename_expr(original_node, updated_node)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self._rename_expr(original_node, updated_node)
+
+
+class _NameCollector(cst.CSTVisitor):
+    """Names used as variables (bindings and loads), not attribute names or import paths."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self.names.add((dotted_name(alias.asname.name) if alias.asname else dotted_name(alias.name)) or "")
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self.names.add((dotted_name(alias.asname.name) if alias.asname else dotted_name(alias.name)) or "")
+        return False

@@ -1,0 +1,291 @@
+"""Statement slicing: hand libcst only the top-level statements a pass can act on.
+
+libcst's cost (parse, scope and qualified-name analysis, every transformer visit) grows with the whole file, while the
+legacy calls a migration rewrites usually sit in a few functions of it. Before libcst runs, the file is cut at its
+top-level statements (the stdlib ``ast`` gives their lines). A statement group is *kept* verbatim when it
+
+- is the first one (module docstring, ``from __future__`` imports, the header comments),
+- spells ``import`` (the import structure stays whole, nested and conditional imports included),
+- holds a trigger word of a pass in play, or a name that an import spelling a trigger word binds (``efi`` for
+  ``from torch.export import export_for_inference as efi``),
+- or shares a module-level variable with a kept group, either way (``state = torch.load(p)`` … ``m.load(state)``).
+
+Each run of the other groups becomes one *stub* line that keeps what the rest of the file can observe of it: the
+module-level names it binds, the names and attribute chains it uses, and the words of its strings, which is what
+scope analysis, alias clash checks and unused-import removal look at::
+
+    Model, SCALE = __torchmigrate_hole_1__(torch.nn.Module, F.relu, SCALE, "__all__ words")
+
+After the passes ran, each stub line is replaced by the original text it stands for, byte for byte. Anything
+unexpected (a stub changed, moved or duplicated, an edit or finding on a stub line, an engine error) makes the caller
+run the whole file instead; a test runs every pass's examples padded with unrelated code both ways and requires the
+same result.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import keyword
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from torchmigrate.core.text import has_lone_cr, split_lines
+from torchmigrate.python.precheck import ast_chain, statement_start
+
+__all__ = ["Slice", "make_slice", "MIN_SAVING"]
+
+MIN_SAVING = 0.3
+"""Slice only when at least this share of the file's lines can be left out: below that the bookkeeping is not worth it."""
+
+_STUB = "__torchmigrate_hole_{}__"
+_WORD = re.compile(r"\w+")
+_STRING_WORD = re.compile(r"[A-Za-z_][\w.]*")
+_BUILTINS = frozenset(dir(builtins))
+_SCOPES = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp
+)
+
+
+@dataclass
+class Slice:
+    """The sliced text and how to map it back to the original."""
+
+    text: str
+    origin: list[int]
+    """``origin[n - 1]``: the original line of sliced line ``n`` (``0`` for a stub line)."""
+    holes: dict[str, str]
+    """Stub line (without its line ending) → the original text it stands for (with its line endings)."""
+
+    def original_line(self, line: int) -> int | None:
+        """The original line of a sliced line, or ``None`` for a stub line (or a line past the end)."""
+        if 1 <= line <= len(self.origin) and self.origin[line - 1]:
+            return self.origin[line - 1]
+        return None
+
+    def splice(self, new_text: str) -> str | None:
+        """``new_text`` (the passes' output for :attr:`text`) with every stub line put back, or ``None`` when the stubs
+        did not come through exactly once each, unchanged and in order."""
+        lines = split_lines(new_text)
+        out: list[str] = []
+        expected = iter(self.holes)
+        pending = next(expected, None)
+        for line in lines:
+            bare = line.rstrip("\r\n")
+            if "__torchmigrate_hole_" in bare:
+                if bare != pending:
+                    return None
+                out.append(self.holes[bare])
+                pending = next(expected, None)
+                continue
+            out.append(line)
+        if pending is not None:
+            return None
+        return "".join(out)
+
+
+def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
+    """Names the statements bind in the module scope (``global`` declarations inside functions included)."""
+    names: set[str] = set()
+    stack: list[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+            stack.extend(node.decorator_list)
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Global):
+                    names.update(inner.names)
+            continue
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            names.add(node.id)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            names.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            names.add(node.rest)
+        elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        stack.extend(ast.iter_child_nodes(node))
+    return names
+
+
+def _uses(statements: Iterable[ast.stmt]) -> tuple[set[str], set[str], set[str]]:
+    """(names, attribute chains rooted at a name, words of string constants) anywhere in the statements."""
+    names: set[str] = set()
+    chains: set[str] = set()
+    words: set[str] = set()
+    for statement in statements:
+        for node in ast.walk(statement):
+            kind = type(node)
+            if kind is ast.Name:
+                names.add(node.id)  # type: ignore[attr-defined]
+            elif kind is ast.Attribute:
+                chain = ast_chain(node)  # type: ignore[arg-type]
+                if chain is not None:
+                    chains.add(chain)
+            elif kind is ast.Constant:
+                if type(node.value) is str:  # type: ignore[attr-defined]
+                    words.update(_STRING_WORD.findall(node.value))  # type: ignore[attr-defined]
+            elif kind is ast.arg:
+                names.add(node.arg)  # type: ignore[attr-defined]
+            elif kind is ast.keyword:
+                if node.arg:  # type: ignore[attr-defined]
+                    names.add(node.arg)  # type: ignore[attr-defined]
+            elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+                names.add(node.name)  # type: ignore[attr-defined]
+            elif kind in (ast.Global, ast.Nonlocal):
+                names.update(node.names)  # type: ignore[attr-defined]
+            elif kind is ast.ExceptHandler or kind is ast.MatchAs or kind is ast.MatchStar:
+                if node.name:  # type: ignore[attr-defined]
+                    names.add(node.name)  # type: ignore[attr-defined]
+    return names, chains, words
+
+
+def _stub(
+    number: int, statements: list[ast.stmt], bound: set[str], visible: frozenset[str], dotted: frozenset[str], newline: str
+) -> str:
+    """One line standing for ``statements``: the module-level names they bind, and what else the rest of the file can
+    observe of them: the names they use that are module-level, imported or builtin (``visible``; a function's local
+    ``x`` cannot clash with anything a pass adds elsewhere), the ``import a.b`` modules (``dotted``) they use through
+    attribute chains, and the import names their strings spell (``__all__``, string annotations). Never an attribute
+    chain beyond an imported module: ``torch.load`` in a stub would be a reference for a pass to act on. ``bound``: the
+    module-level names the statements bind."""
+    names, chains, words = _uses(statements)
+    args = sorted(n for n in names if n in visible and not keyword.iskeyword(n))
+    args += sorted(m for m in dotted if any(c == m or c.startswith(m + ".") for c in chains))
+    seen = sorted(w for w in words if w in visible or w in dotted)
+    if seen:
+        args.append('"' + " ".join(seen) + '"')
+    call = f"{_STUB.format(number)}({', '.join(args)})"
+    targets = "".join(f"{name} = " for name in sorted(bound) if not keyword.iskeyword(name) and name != "__debug__")
+    return targets + call + newline
+
+
+def _groups(tree: ast.Module) -> list[tuple[int, list[ast.stmt]]]:
+    """Top-level statements grouped so that no two groups share a line: (last line, statements)."""
+    groups: list[tuple[int, list[ast.stmt]]] = []
+    for statement in tree.body:
+        start = statement_start(statement)
+        end = statement.end_lineno or start
+        if groups and start <= groups[-1][0]:
+            groups[-1] = (max(groups[-1][0], end), [*groups[-1][1], statement])
+        else:
+            groups.append((end, [statement]))
+    return groups
+
+
+def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str]) -> list[tuple[int, int]]:
+    """The lines each group owns, as libcst assigns them: the blank and comment lines before a statement are its
+    own (its ``leading_lines``), except comments indented under the compound statement before it (that block's
+    footer). The first group starts at line 1 and the last one runs to the end of the file."""
+    spans: list[tuple[int, int]] = []
+    first = 1
+    for index, (last, _) in enumerate(groups):
+        if index + 1 == len(groups):
+            last = len(lines)
+        spans.append((first, last))
+        first = last + 1
+        probe = first
+        while probe <= len(lines):
+            stripped = lines[probe - 1].strip()
+            if stripped and not stripped.startswith("#"):
+                break
+            if stripped and lines[probe - 1][:1] in (" ", "\t"):
+                first = probe + 1  # an indented comment after a block: the block's footer
+            probe += 1
+        if first > spans[-1][1] + 1:
+            spans[-1] = (spans[-1][0], first - 1)
+    return spans
+
+
+def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: str = "\n") -> Slice | None:
+    """The slice of ``text`` (parsed as ``tree``) for passes whose trigger words ``triggers`` matches, or ``None``
+    when slicing would not leave out enough (or the text has line breaks the ``ast`` counts differently)."""
+    if has_lone_cr(text) or "migrate:" in text:
+        return None  # lone CR line breaks; suppression comments (their logical lines must stay whole)
+    groups = _groups(tree)
+    if len(groups) < 3:
+        return None
+    lines = split_lines(text)
+    spans = _spans(groups, lines)
+    chunks = ["".join(lines[first - 1 : last]) for first, last in spans]
+
+    # Names that reach a target without spelling a trigger word: what imports that spell one bind.
+    relevant: set[str] = set()
+    imported: set[str] = set()
+    dotted: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            dotted.update(a.name for a in node.names if "." in a.name and a.asname is None)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            segment = "".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
+            local = {alias.asname or alias.name.split(".")[0] for alias in node.names}
+            imported |= local
+            if triggers.search(segment):
+                relevant |= local
+    bindings = [_module_bindings(statements) for _, statements in groups]
+    visible = frozenset(imported.union(*bindings) | _BUILTINS)
+    keep = [False] * len(groups)
+    keep[0] = True
+    words = [set(_WORD.findall(chunk)) for chunk in chunks]
+    for index, chunk in enumerate(chunks):
+        if "import" in words[index] or triggers.search(chunk) or not words[index].isdisjoint(relevant):
+            keep[index] = True
+    # Module-level variables tie groups together: keep every group that uses a variable a kept one binds or uses.
+    variables = [_assigned(statements) for _, statements in groups]
+    every_variable = set().union(*variables)
+    changed = True
+    while changed:
+        changed = False
+        shared: set[str] = set()
+        for index, flag in enumerate(keep):
+            if flag:
+                shared |= variables[index] | (words[index] & every_variable)
+        for index, flag in enumerate(keep):
+            if not flag and not (words[index].isdisjoint(shared) and variables[index].isdisjoint(shared)):
+                keep[index] = changed = True
+    omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
+    if omitted < MIN_SAVING * max(len(lines), 1):
+        return None
+
+    out: list[str] = []
+    origin: list[int] = []
+    holes: dict[str, str] = {}
+    index = 0
+    while index < len(groups):
+        if keep[index]:
+            first, last = spans[index]
+            out.extend(lines[first - 1 : last])
+            origin.extend(range(first, last + 1))
+            index += 1
+            continue
+        run_start = index
+        while index < len(groups) and not keep[index]:
+            index += 1
+        statements = [s for _, group in groups[run_start:index] for s in group]
+        # The blank and comment lines before the run stay as they are: libcst attaches them to the statement that
+        # follows, and what a pass does around a statement (an import added above it) depends on them.
+        first, head = spans[run_start][0], statement_start(statements[0])
+        out.extend(lines[first - 1 : head - 1])
+        origin.extend(range(first, head))
+        bound = set().union(*bindings[run_start:index])
+        stub = _stub(len(holes) + 1, statements, bound, visible, frozenset(dotted), newline)
+        holes[stub.rstrip("\r\n")] = "".join(lines[head - 1 : spans[index - 1][1]])
+        out.append(stub)
+        origin.append(0)
+    return Slice(text="".join(out), origin=origin, holes=holes)
+
+
+def _assigned(statements: list[ast.stmt]) -> set[str]:
+    """Module-level *variables* the statements bind (not functions or classes: those are kept as names in stubs)."""
+    names: set[str] = set()
+    for statement in statements:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        names |= _module_bindings([statement])
+    return names

@@ -1,0 +1,511 @@
+"""libcst machinery shared by every pass: name resolution, references to new APIs, guards, suppressions.
+
+Passes never edit import statements by hand. They ask :meth:`PassTransformer.ref` for an expression that names a new
+API (it reuses the file's own ``import torch as th`` alias, or schedules an import), and the engine runs libcst's
+``AddImportsVisitor`` / :func:`torchmigrate.python.imports.drop_unused_imports` after the pass, so an import that a rewrite
+leaves unused goes away. Declarative renames live in :mod:`torchmigrate.python.renames`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import libcst as cst
+from libcst import MetadataDependent
+from libcst.codemod import Codemod, CodemodContext, ContextAwareTransformer
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.codemod.visitors._remove_imports import RemovedNodeVisitor
+from libcst.matchers import _visitors as _matcher_visitors
+from libcst.metadata import (
+    BaseMetadataProvider,
+    GlobalScope,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
+
+from torchmigrate.core.results import Edit, Finding
+from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.helpers import (
+    build_attrs,
+    build_dotted,
+    chain_root,
+    code_of,
+    dotted_name,
+    fix_commas,
+    kwarg,
+    module_part,
+    without_args,
+)
+
+_UNDEFINED: Any = object()
+_M = TypeVar("_M")
+
+if TYPE_CHECKING:
+    from torchmigrate.core.passes import Pass
+
+__all__ = [
+    "CallContext",
+    "PassTransformer",
+    "Sink",
+    "build_dotted",
+    "dotted_name",
+    "kwarg",
+]
+
+# Submodules that ``import torch`` loads by itself (checked on torch 2.13.0). A reference to any other module gets an
+# explicit ``import`` so the rewritten code does not depend on some other file having imported it first.
+AUTOLOADED = frozenset(
+    {
+        "torch",
+        "torch.accelerator",
+        "torch.amp",
+        "torch.ao.quantization",
+        "torch.autograd",
+        "torch.backends.cuda",
+        "torch.compiler",
+        "torch.cpu",
+        "torch.cuda",
+        "torch.distributed",
+        "torch.export",
+        "torch.func",
+        "torch.fx",
+        "torch.fx._symbolic_trace",
+        "torch.hub",
+        "torch.jit",
+        "torch.library",
+        "torch.linalg",
+        "torch.nn",
+        "torch.nn.attention",
+        "torch.nn.functional",
+        "torch.nn.utils",
+        "torch.nn.utils.parametrizations",
+        "torch.nn.utils.parametrize",
+        "torch.onnx",  # loaded lazily on first attribute access
+        "torch.optim",
+        "torch.optim.lr_scheduler",
+        "torch.profiler",
+        "torch.serialization",
+        "torch.testing",
+        "torch.utils.checkpoint",
+        "torch.utils.data",
+        "torch.utils.dlpack",
+    }
+)
+
+# --- small helpers passes use -------------------------------------------------------------------------------
+
+
+# --- version guards -----------------------------------------------------------------------------------------
+
+
+# --- suppression comments -----------------------------------------------------------------------------------
+
+
+_Node = TypeVar("_Node", bound=cst.CSTNode)
+
+# --- the transformer base -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Sink:
+    """Collects what one pass did to one file."""
+
+    pass_id: str
+    safety: str
+    suppressed: dict[int, frozenset[str] | None] = field(default_factory=dict)
+    edits: list[Edit] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    protected: set[str] = field(default_factory=set)  # code of suppressed import statements: imports are not merged
+
+    def allows(self, *lines: int) -> bool:
+        for line in lines:
+            ids = self.suppressed.get(line, frozenset())
+            if ids is None or (ids and self.pass_id in ids):
+                return False
+        return True
+
+
+def _no_matchers(obj: Any) -> None:
+    """The state libcst's matcher-decorator visitors keep, empty: for our subclasses that skip their ``__init__``."""
+    obj._extra_visit_funcs = {}
+    obj._extra_leave_funcs = {}
+    obj._matchers = {}
+
+
+_MATCHER_MARKERS = tuple(
+    getattr(_matcher_visitors, name)
+    for name in (
+        "VISIT_POSITIVE_MATCHER_ATTR",
+        "VISIT_NEGATIVE_MATCHER_ATTR",
+        "CONSTRUCTED_VISIT_MATCHER_ATTR",
+        "CONSTRUCTED_LEAVE_MATCHER_ATTR",
+    )
+    if hasattr(_matcher_visitors, name)
+)
+
+
+class PassTransformer(ContextAwareTransformer):
+    """Base class of every pass transformer. Subclasses override ``leave_*`` methods and use the helpers here.
+
+    Metadata is resolved on the *original* tree: look names up on ``original_node``, build on ``updated_node``.
+    """
+
+    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
+    # Resolved on first use only: most files that reach libcst need few positions or parents, and each provider is a
+    # whole extra visit of the tree (PositionProvider alone costs about a third of the scope analysis).
+    LAZY_METADATA = (PositionProvider, ParentNodeProvider)
+    # Whether the engine may hand this transformer a slice of the file (see torchmigrate.slicing): the top-level
+    # statements that hold the pass's trigger words, its imports, and stubs for the rest. A transformer whose
+    # decision at one statement depends on code elsewhere that spells no trigger word sets this to False.
+    SLICEABLE = True
+
+    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+        # Not ContextAwareTransformer.__init__: its matcher-decorator support inspects every member of the class on
+        # each instantiation and evaluates matchers at every node, which cost more than most passes' own work. No pass
+        # uses matcher decorators (``__init_subclass__`` refuses them), so the plain CSTTransformer machinery runs.
+        Codemod.__init__(self, context)
+        cst.CSTTransformer.__init__(self)
+        _no_matchers(self)
+        self.pass_ = pass_
+        self.sink = sink
+        self._global_names: set[str] | None = None
+        self._module_imports: list[tuple[str, str]] | None = None
+        self._removed: list[cst.SimpleStatementLine] = []
+
+    def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
+        if key in self.LAZY_METADATA and key not in self.metadata:
+            wrapper = self.context.wrapper
+            if wrapper is None:
+                raise KeyError(f"{key.__name__}: no MetadataWrapper")
+            self.metadata = {**self.metadata, key: wrapper.resolve(key)}
+        if key in self.LAZY_METADATA:
+            table = self.metadata[key]
+            return cast(_M, table[node] if default is _UNDEFINED else table.get(node, default))
+        if default is _UNDEFINED:
+            return super().get_metadata(key, node)
+        return super().get_metadata(key, node, default)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name, value in vars(cls).items():
+            if any(hasattr(value, marker) for marker in _MATCHER_MARKERS):
+                raise TypeError(f"{cls.__name__}.{name}: pass transformers do not support libcst matcher decorators")
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:  # no matcher bookkeeping
+        cst.CSTTransformer.on_visit_attribute(self, node, attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        cst.CSTTransformer.on_leave_attribute(self, original_node, attribute)
+
+    # Guarded legacy code is skipped whole.
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if is_version_guard(node):
+            return False
+        if self.sink.suppressed and isinstance(node, (cst.Import, cst.ImportFrom)) and not self.allowed(node):
+            self.sink.protected.add(code_of(node))
+        return cst.CSTTransformer.on_visit(self, node)
+
+    # Suppression comments are enforced here for every pass, also for transformers that forget to ask ``allowed``:
+    # a rewrite of a node on a suppressed line is undone, with the edits, imports and removals it scheduled.
+    _WIDE = (cst.Module, cst.BaseSuite, cst.BaseCompoundStatement)
+
+    def on_leave(self, original_node: _Node, updated_node: _Node) -> _Node | cst.RemovalSentinel:
+        if not self.sink.suppressed or isinstance(original_node, self._WIDE):
+            return cast("_Node | cst.RemovalSentinel", cst.CSTTransformer.on_leave(self, original_node, updated_node))
+        scratch = self.context.scratch
+        marks = {key: len(scratch.get(key, ())) for key in (AddImportsVisitor.CONTEXT_KEY, RemoveImportsVisitor.CONTEXT_KEY)}
+        edits, findings, removed = len(self.sink.edits), len(self.sink.findings), len(self._removed)
+        result = cast("_Node | cst.RemovalSentinel", cst.CSTTransformer.on_leave(self, original_node, updated_node))
+        changed = result is not updated_node or len(self._removed) != removed
+        if changed and not self.allowed(original_node):
+            del self.sink.edits[edits:]
+            del self.sink.findings[findings:]
+            del self._removed[removed:]
+            for key, mark in marks.items():
+                scheduled = scratch.get(key)
+                if isinstance(scheduled, list):
+                    del scheduled[mark:]
+            return updated_node
+        return result
+
+    # -- names --
+    def qualname(self, node: cst.CSTNode) -> str | None:
+        """The single import-based qualified name of ``node`` (``torch.jit.trace`` for ``th.jit.trace``), or None.
+
+        Names that are ambiguous (bound by two different imports, as in a try/except fallback) and names the file
+        defines itself give ``None``: look-alikes such as ``self.norm`` or a user function ``load`` never match.
+        """
+        names = self.get_metadata(QualifiedNameProvider, node, set())
+        found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
+        if len(found) != 1:
+            return None
+        return found.pop()
+
+    def position(self, node: cst.CSTNode) -> tuple[int, int]:
+        try:
+            start = self.get_metadata(PositionProvider, node).start
+        except KeyError:
+            return (0, 0)
+        return (start.line, start.column + 1)
+
+    def statement_line(self, node: cst.CSTNode) -> int:
+        current: cst.CSTNode | None = node
+        while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        return self.position(current)[0] if current is not None else self.position(node)[0]
+
+    def allowed(self, node: cst.CSTNode) -> bool:
+        """False when a ``# migrate: ignore`` comment suppresses this pass at ``node``."""
+        if not self.sink.suppressed:
+            return True
+        return self.sink.allows(self.position(node)[0], self.statement_line(node))
+
+    def finding(self, node: cst.CSTNode, message: str) -> None:
+        if self.allowed(node):
+            line, col = self.position(node)
+            self.sink.findings.append(Finding(line, col, self.pass_.id, message))
+
+    def edited(self, node: cst.CSTNode, message: str) -> None:
+        line, col = self.position(node)
+        self.sink.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value))
+
+    # -- references to new APIs --
+    def global_names(self) -> set[str]:
+        if self._global_names is None:
+            module = self.context.module
+            names: set[str] = set()
+            if module is not None:
+                scope = self.get_metadata(ScopeProvider, module, None)
+                if scope is not None:
+                    names = {a.name for a in scope.assignments}
+            self._global_names = names
+        return self._global_names
+
+    def module_imports(self) -> list[tuple[str, str]]:
+        """``(dotted module, local name)`` for each module-level ``import X`` / ``import X as Y``."""
+        if self._module_imports is None:
+            found: list[tuple[str, str]] = []
+            module = self.context.module
+            for statement in module.body if module is not None else ():
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        if isinstance(small, cst.Import):
+                            for alias in small.names:
+                                full = dotted_name(alias.name) or ""
+                                if alias.asname is not None:
+                                    found.append((full, dotted_name(alias.asname.name) or full))
+                                else:
+                                    root = full.split(".")[0]
+                                    found.append((root, root))
+            self._module_imports = found
+        return self._module_imports
+
+    def ref(self, qualname: str, like: cst.CSTNode | None = None) -> cst.BaseExpression:
+        """An expression naming ``qualname`` that is valid at the place ``like`` stood, scheduling imports as needed.
+
+        Reuses the alias the original code used (``th.jit.trace`` → ``th.export.export``), else a module-level
+        ``import torch`` / ``import torch as th``, else adds ``from module import name`` (or ``import module`` when that
+        name is already taken in the file).
+        """
+        module_name, _, name = qualname.rpartition(".")
+        if like is not None and isinstance(like, cst.Attribute):
+            root = chain_root(like)
+            root_q = self.qualname(root) if root is not None else None
+            if root is not None and root_q and qualname.startswith(root_q + "."):
+                if module_part(module_name) != root_q:  # `import a.b as x`: x.name needs no other import
+                    self._ensure_module(module_name)
+                return build_dotted(root.value + qualname[len(root_q) :])
+        best: tuple[str, str] | None = None
+        for full, local in self.module_imports():
+            if qualname.startswith(full + ".") and (best is None or len(full) > len(best[0])):
+                if full == local or "." not in full:
+                    best = (full, local)
+        if best is not None:
+            if module_name != best[0]:
+                self._ensure_module(module_name)
+            return build_dotted(best[1] + qualname[len(best[0]) :])
+        owner = module_part(module_name)
+        if owner != module_name:  # a class member (an enum value): name the class, then the member
+            cls, _, rest = qualname[len(owner) + 1 :].partition(".")
+            return build_attrs(self.ref(f"{owner}.{cls}"), rest)
+        if module_name and name not in self.global_names() and not self._bound_locally(name, like):
+            AddImportsVisitor.add_needed_import(self.context, module_name, name)
+            return cst.Name(name)
+        needed = module_name if module_name not in AUTOLOADED else qualname.split(".")[0]
+        AddImportsVisitor.add_needed_import(self.context, needed)
+        return build_dotted(qualname)
+
+    def _bound_locally(self, name: str, like: cst.CSTNode | None) -> bool:
+        """Whether ``name`` is bound in a function or class scope around ``like`` (say a function-local
+        ``from torch import X``): a module-level import of that name would be shadowed there."""
+        scope = self.get_metadata(ScopeProvider, like, None) if like is not None else None
+        return scope is not None and not isinstance(scope, GlobalScope) and bool(scope[name])
+
+    def _ensure_module(self, module_name: str) -> None:
+        module_name = module_part(module_name)
+        if module_name and module_name not in AUTOLOADED and "." in module_name:
+            AddImportsVisitor.add_needed_import(self.context, module_name)
+
+    def remove_statement(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
+        """Mark a whole statement line for deletion (done by the enclosing block, which keeps its comments and
+        blank lines on the next statement, and puts ``pass`` in a block left empty)."""
+        self.drop_imports_of(original)
+        self._removed.append(updated)
+        return updated
+
+    def _drop_removed(self, body: Sequence[cst.BaseStatement]) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
+        kept: list[cst.BaseStatement] = []
+        carry: list[cst.EmptyLine] = []
+        for statement in body:
+            if any(statement is r for r in self._removed):
+                assert isinstance(statement, cst.SimpleStatementLine)
+                carry.extend(statement.leading_lines)
+                continue
+            if carry and isinstance(statement, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                statement = statement.with_changes(leading_lines=[*carry, *statement.leading_lines])
+                carry = []
+            kept.append(statement)
+        if carry and not kept:
+            kept.append(cst.SimpleStatementLine([cst.Pass()], leading_lines=carry))
+            carry = []
+        return kept, carry
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        if self._removed:
+            body, carry = self._drop_removed(updated_node.body)
+            return updated_node.with_changes(body=body, footer=[*carry, *updated_node.footer])
+        return updated_node
+
+    def drop_imports_of(self, node: cst.CSTNode) -> None:
+        """Remove imports that ``node`` referenced once nothing else uses them."""
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+        else:  # what libcst's helper does, without its visitor's matcher-decorator set-up (a member inspection per use)
+            node.visit(_RemovedNodeVisitor(self.context))
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        # Removing statements must never leave a block empty: that would not parse.
+        body, carry = self._drop_removed(updated_node.body) if self._removed else (list(updated_node.body), [])
+        if not body:
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return updated_node.with_changes(body=body, footer=[*carry, *updated_node.footer])
+
+    # -- call rewriting --
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        rewriters = self.pass_.call_rewriters
+        if not rewriters or not isinstance(original_node.func, cst.Name | cst.Attribute):
+            return updated_node  # libcst names ``f(a)(b)``'s outer call after ``f`` too: only real callees match
+        name = self.qualname(original_node.func)
+        rewrite = rewriters.get(name) if name else None
+        if rewrite is None or not self.allowed(original_node):
+            return updated_node
+        ctx = CallContext(self, original_node, name or "")
+        result = rewrite(updated_node, ctx)
+        if result is None or result.deep_equals(updated_node):
+            return updated_node
+        self.edited(original_node, ctx.message or f"{name} → migrated")
+        self.drop_imports_of(original_node.func)
+        return result
+
+
+class _RemovedNodeVisitor(RemovedNodeVisitor):
+    """libcst's ``RemovedNodeVisitor`` (schedules the removal of the imports a node uses) on the plain CSTVisitor
+    machinery: it uses no matcher decorators, so their per-instance inspection and per-node checks are skipped."""
+
+    def __init__(self, context: CodemodContext) -> None:
+        MetadataDependent.__init__(self)
+        self.context = context
+        _no_matchers(self)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return cst.CSTVisitor.on_visit(self, node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        cst.CSTVisitor.on_leave(self, original_node)
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        cst.CSTVisitor.on_visit_attribute(self, node, attribute)
+
+    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
+        cst.CSTVisitor.on_leave_attribute(self, original_node, attribute)
+
+
+class CallContext:
+    """What a call rewriter gets besides the (updated) call: lookups, references and reporting."""
+
+    def __init__(self, transformer: PassTransformer, original: cst.Call, qualname: str) -> None:
+        self.transformer = transformer
+        self.original = original
+        self.qualname = qualname
+        self.message = ""
+
+    def ref(self, qualname: str) -> cst.BaseExpression:
+        return self.transformer.ref(qualname, like=self.original.func)
+
+    def finding(self, message: str, node: cst.CSTNode | None = None) -> None:
+        self.transformer.finding(node or self.original, message)
+
+    def qualname_of(self, node: cst.CSTNode) -> str | None:
+        """Qualified name of a node of the *original* call (``ctx.original.args[i].value`` and below)."""
+        return self.transformer.qualname(node)
+
+    def parent(self, node: cst.CSTNode | None = None) -> cst.CSTNode | None:
+        return self.transformer.get_metadata(ParentNodeProvider, node or self.original, None)
+
+
+class RemoveConfigOption(PassTransformer):
+    """Deletes a config option a release made meaningless, in every form code sets it:
+
+    ``torch._dynamo.config.opt = v`` (any alias of the config module) is deleted, and
+    ``config.patch(opt=v)`` loses that keyword. Reading the option gets a finding. Subclasses set the class attributes.
+    """
+
+    CONFIG_MODULE = ""
+    OPTION = ""
+    WHY = ""
+
+    def _is_option(self, node: cst.BaseExpression) -> bool:
+        return (
+            isinstance(node, cst.Attribute) and node.attr.value == self.OPTION and self.qualname(node.value) == self.CONFIG_MODULE
+        )
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        if len(original_node.body) != 1 or not self.allowed(original_node):
+            return updated_node
+        statement = original_node.body[0]
+        targets: list[cst.BaseExpression] = []
+        if isinstance(statement, cst.Assign):
+            targets = [t.target for t in statement.targets]
+        elif isinstance(statement, (cst.AnnAssign, cst.AugAssign)):
+            targets = [statement.target]
+        if targets and all(self._is_option(t) for t in targets):
+            self.edited(original_node, f"removed {self.CONFIG_MODULE}.{self.OPTION} ({self.WHY})")
+            return self.remove_statement(original_node, updated_node)
+        return updated_node
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if not self._is_option(node):
+            return
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)):
+            return
+        self.finding(node, f"{self.CONFIG_MODULE}.{self.OPTION} is read here: {self.WHY}; remove the dependency on it")
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        result = super().leave_Call(original_node, updated_node)
+        if result is not updated_node or not isinstance(original_node.func, cst.Attribute):
+            return result
+        func = original_node.func
+        if func.attr.value != "patch" or self.qualname(func.value) != self.CONFIG_MODULE:
+            return result
+        if kwarg(updated_node, self.OPTION) is None or not self.allowed(original_node):
+            return result
+        self.edited(original_node, f"dropped {self.OPTION}= from {self.CONFIG_MODULE}.patch ({self.WHY})")
+        return updated_node.with_changes(args=fix_commas(without_args(updated_node, [self.OPTION])))

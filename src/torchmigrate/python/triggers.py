@@ -1,0 +1,114 @@
+"""Trigger words: the cheap first look at a file, one trie-shaped regex for all the passes in a run."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from torchmigrate.core.passes import Pass
+
+
+def trie_pattern(words: Iterable[str]) -> str:
+    """A regex alternation of ``words`` factored into a trie (``ab|ac`` → ``a(?:b|c)``): far faster than a flat list."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for word in set(words):
+        if not word:
+            continue
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    if not trie:
+        return "(?!)"  # no words: match nothing
+
+    def build(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        ends = "" in node
+        branches = [re.escape(char) + build(child) for char, child in sorted(node.items()) if char]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:  # a word ends here and longer ones continue: any match will do for a prefilter
+            return f"(?:{body})?"
+        return body
+
+    return build(trie)
+
+
+
+@lru_cache(maxsize=256)
+def text_regex(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(trie_pattern(words))
+
+
+
+@lru_cache(maxsize=256)
+def _bytes_regex(words: tuple[str, ...]) -> re.Pattern[bytes]:
+    return re.compile(trie_pattern(words).encode("utf-8"))
+
+
+
+class _WordIndex:
+    """For one set of trigger words: the combined regex, and per matched word the words it shows are present."""
+
+    def __init__(self, words: tuple[str, ...]) -> None:
+        self.words = words
+        self.regex = re.compile(trie_pattern(words))
+        self._seen: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+
+    def explain(self, match: str) -> tuple[frozenset[str], frozenset[str]]:
+        """(words inside ``match``, words that may start inside it and run past its end)."""
+        found = self._seen.get(match)
+        if found is None:
+            inside = frozenset(w for w in self.words if w in match)
+            across = frozenset(
+                w
+                for w in self.words
+                if w not in inside and any(w.startswith(match[k:]) for k in range(1, len(match)))
+            )
+            found = self._seen[match] = (inside, across)
+        return found
+
+
+
+@lru_cache(maxsize=64)
+def _word_index(words: tuple[str, ...]) -> _WordIndex:
+    return _WordIndex(words)
+
+
+
+def triggered(text: str, passes: Sequence[Pass]) -> list[Pass]:
+    """The passes (order kept) one of whose trigger words occurs in ``text``, in one scan of the text for all.
+
+    The scan reports, at each position it reaches, the longest word starting there (the trie has one branch per next
+    character and greedy optional tails). A word occurs iff it lies inside a reported match, or starts inside one and
+    runs past its end (then it is looked up directly): an occurrence at a position the scan reached starts a match it
+    is a prefix of, and any other lies within or across the match that covered its start."""
+    index = _word_index(tuple(sorted({w for p in passes for w in p.triggers})))
+    present: set[str] = set()
+    maybe: set[str] = set()
+    for match in set(index.regex.findall(text)):
+        inside, across = index.explain(match)
+        present |= inside
+        maybe |= across
+    present |= {w for w in maybe - present if w in text}
+    return [p for p in passes if not present.isdisjoint(p.triggers)]
+
+
+
+def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
+    """The combined trigger regex over raw bytes (exact for UTF-8 and the ASCII-compatible encodings)."""
+    return _bytes_regex(tuple(sorted({w for p in passes for w in p.triggers})))
+
+
+
+def trigger_lines(text: str, passes: Sequence[Pass]) -> list[int]:
+    """The (1-based, sorted) lines on which any trigger word of ``passes`` occurs."""
+    lines: list[int] = []
+    line, position = 1, 0
+    for match in text_regex(tuple(sorted({w for p in passes for w in p.triggers}))).finditer(text):
+        line += text.count("\n", position, match.start())
+        position = match.start()
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines

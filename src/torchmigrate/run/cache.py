@@ -1,0 +1,226 @@
+"""The result cache: a re-run over an unchanged tree reads each file, hashes it, and parses nothing.
+
+Where: ``.torchmigrate_cache/`` in the *project root* of each PATH — the top of the git work tree it lies in, else the
+first folder upwards holding a ``pyproject.toml``, else the PATH itself (its folder, for a file). The folder writes its
+own ``.gitignore`` (``*``), so it never shows up in ``git status``; discovery skips it like any hidden folder.
+
+What: one SQLite table, one row per (file path relative to the root, options fingerprint), holding the SHA-256 of
+(tool fingerprint, options fingerprint, the file's bytes) and the result. A row is used only when that hash matches, so
+a cached "no change" is valid only for the same bytes, the same options (target, start release, pass set) and the
+same tool: its fingerprint covers the torchmigrate version, the source of every module and pass, libcst's version and
+the Python version. Keying rows by path keeps the cache as large as the tree (an edited file replaces its row).
+A cache that cannot be opened or written is switched off for the run; a damaged row is a miss. Never wrong, at worst slow.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from torchmigrate.core.about import __version__
+from torchmigrate.core.registry import Options
+from torchmigrate.core.results import Edit, FileResult, Finding
+from torchmigrate.run.files import relative_posix
+
+__all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "tool_fingerprint"]
+
+CACHE_DIR = ".torchmigrate_cache"
+_SCHEMA = 2
+
+
+def project_root(path: Path) -> Path:
+    """The git top of ``path``, else the first folder upwards with ``pyproject.toml``, else ``path`` (or its folder)."""
+    start = Path(os.path.abspath(path))
+    folder = start if start.is_dir() else start.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    for candidate in (folder, *folder.parents):
+        if (candidate / "pyproject.toml").is_file():
+            return candidate
+    return folder
+
+
+@cache
+def tool_fingerprint() -> str:
+    """A hash of everything that decides a result: the tool's version and code, its passes, libcst, Python."""
+    from importlib import metadata
+
+    digest = hashlib.sha256()
+    try:
+        version = metadata.version("libcst")  # not `import libcst`: a run the cache settles never loads it
+    except metadata.PackageNotFoundError:
+        version = "?"
+    digest.update(f"{_SCHEMA}|{__version__}|{version}|{sys.version_info[:3]}".encode())
+    package = Path(__file__).resolve().parents[1]  # the torchmigrate package, passes (codemods/) included
+    for file in sorted(package.rglob("*.py")):
+        digest.update(file.relative_to(package).as_posix().encode())
+        digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+def options_fingerprint(options: Options) -> str:
+    """The options that decide a result. The passes they select follow from them and from the tool's code (which
+    :func:`tool_fingerprint` covers), so the pass registry is not loaded to compute this."""
+    select = "*" if options.select is None else ",".join(sorted(options.select))
+    ignore = ",".join(sorted(options.ignore))
+    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}".encode()).hexdigest()[:32]
+
+
+@cache
+def _key_prefix(tool_fp: str, options_fp: str) -> Any:
+    digest = hashlib.sha256(tool_fp.encode())
+    digest.update(options_fp.encode())
+    return digest
+
+
+def result_key(data: bytes, options_fp: str) -> str:
+    """A file's cache key: a hash of the tool's fingerprint, the options and the file's bytes."""
+    digest = _key_prefix(tool_fingerprint(), options_fp).copy()
+    digest.update(data)
+    return str(digest.hexdigest())
+
+
+def encode_result(result: FileResult) -> str:
+    """The cacheable part of a migration result (not its path, not whether it was written)."""
+    return json.dumps(
+        {
+            "enc": result.encoding,
+            "new": result.new if result.changed else None,
+            "applied": result.passes_applied,
+            "edits": [[e.line, e.col, e.pass_id, e.message, e.safety] for e in result.edits],
+            "findings": [[f.line, f.col, f.pass_id, f.message] for f in result.findings],
+            "error": result.error,
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def decode_result(value: str, path: str, data: bytes) -> FileResult:
+    raw: dict[str, Any] = json.loads(value)
+    result = FileResult(
+        path=path,
+        encoding=raw["enc"],
+        passes_applied=list(raw["applied"]),
+        edits=[Edit(*e) for e in raw["edits"]],
+        findings=[Finding(*f) for f in raw["findings"]],
+        error=raw["error"],
+    )
+    if raw["new"] is not None:
+        result.old = data.decode(result.encoding)
+        result.new = raw["new"]
+    return result
+
+
+class ResultCache:
+    """One project root's cache. Use :meth:`get` / :meth:`put` from a single process; :meth:`close` commits."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._root = os.path.abspath(root)
+        self.folder = root / CACHE_DIR
+        self._db: sqlite3.Connection | None = None
+        self._failed = False
+        self._pending = 0
+        self.hits = 0
+        self.misses = 0
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._db is not None or self._failed:
+            return self._db
+        try:
+            self.folder.mkdir(exist_ok=True)
+            ignore = self.folder / ".gitignore"
+            if not ignore.exists():
+                ignore.write_text("# written by torchmigrate: this folder is a cache\n*\n", encoding="utf-8")
+            db = sqlite3.connect(self.folder / "results.sqlite3", timeout=10, isolation_level="DEFERRED")
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS results (path TEXT, options TEXT, key TEXT, value TEXT, PRIMARY KEY (path, options))"
+            )
+            self._db = db
+        except (OSError, sqlite3.Error):
+            self._failed = True
+        return self._db
+
+    def _relative(self, path: Path, absolute: str | None = None) -> str:
+        return relative_posix(absolute or os.path.abspath(path), self._root)
+
+    def get(
+        self, path: Path, options_fp: str, key: str, shown: str, data: bytes, absolute: str | None = None
+    ) -> FileResult | None:
+        """The cached result for ``path`` (``absolute``: its absolute path, when the caller has it) if its key matches."""
+        db = self._connect()
+        if db is None:
+            return None
+        try:
+            row = db.execute(
+                "SELECT key, value FROM results WHERE path = ? AND options = ?", (self._relative(path, absolute), options_fp)
+            ).fetchone()
+            if row is None or row[0] != key:
+                self.misses += 1
+                return None
+            result = decode_result(row[1], shown, data)
+        except (sqlite3.Error, ValueError, KeyError, TypeError, LookupError):
+            self.misses += 1
+            return None  # a damaged row is a miss
+        self.hits += 1
+        return result
+
+    def put(self, path: Path, options_fp: str, key: str, result: FileResult) -> None:
+        db = self._connect()
+        if db is None:
+            return
+        try:
+            db.execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)",
+                (self._relative(path), options_fp, key, encode_result(result)),
+            )
+            self._pending += 1
+            if self._pending >= 500:
+                db.commit()
+                self._pending = 0
+        except sqlite3.Error:
+            self._failed = True
+
+    def close(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.commit()
+                self._db.close()
+            except sqlite3.Error:
+                pass
+            self._db = None
+
+
+class CacheSet:
+    """The caches of every project root a run touches, opened on first use."""
+
+    def __init__(self) -> None:
+        self._by_root: dict[Path, ResultCache] = {}
+
+    def for_root(self, root: Path) -> ResultCache:
+        found = self._by_root.get(root)
+        if found is None:
+            found = self._by_root[root] = ResultCache(root)
+        return found
+
+    @property
+    def hits(self) -> int:
+        return sum(c.hits for c in self._by_root.values())
+
+    @property
+    def misses(self) -> int:
+        return sum(c.misses for c in self._by_root.values())
+
+    def close(self) -> None:
+        for found in self._by_root.values():
+            found.close()
