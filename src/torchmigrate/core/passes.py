@@ -1,14 +1,18 @@
-"""The Pass model and the registry of every pass shipped in ``torchmigrate.codemods``.
+"""The Pass model: what a pass declares (metadata, examples, renames, call rewriters or a transformer).
 
-A pass is one small module in ``codemods/vX_Y/``: a docstring a user can read, a :class:`Pass` with its metadata and
+A pass is one small module in ``codemods/vX_Y/``: a docstring a user can read (the registry,
+:mod:`torchmigrate.core.registry`, takes it as the pass's documentation), a :class:`Pass` with its metadata and
 examples, and either declarative renames or call rewriters / a transformer (see :mod:`torchmigrate.python.transform`).
+Trigger words (the cheap prefilter) follow from what the pass declares: the last component of each name it renames or
+rewrites; only a custom transformer that reacts to other code adds words of its own.
 """
 
 from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Mapping
+import textwrap
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING
@@ -30,6 +34,8 @@ __all__ = [
     "REVIEW",
     "Example",
     "Kind",
+    "Unchanged",
+    "code_block",
     "Pass",
     "Safety",
 ]
@@ -75,12 +81,22 @@ ProjectRewriter = Callable[[str, "ProjectContext"], str]
 PYTHON, PROJECT = "python", "project"
 
 
+def code_block(text: str) -> str:
+    """``text`` as written in a triple-quoted example: when it starts with a line break, the common indentation is
+    removed and that first line break dropped (``\"\"\"\\n    import torch\\n    \"\"\"`` → ``import torch\\n``). Any other
+    text is taken as it is (for examples that need exact bytes: tabs, CRLF, trailing spaces)."""
+    if not text.startswith("\n"):
+        return text
+    return textwrap.dedent(text)[1:]
+
+
 @dataclass(frozen=True)
 class Example:
     """A before/after pair that documents a pass and is also a test.
 
     ``after=None`` means the code must come back unchanged. ``findings`` is how many findings the pass must report on
-    ``before``. ``to`` is the target release the example runs at (default: the pass's own release).
+    ``before``. ``to`` is the target release the example runs at (default: the pass's own release). ``before`` and
+    ``after`` are read through :func:`code_block`, so they can be written as indented triple-quoted code.
     """
 
     before: str
@@ -90,9 +106,29 @@ class Example:
     to: str | None = None
     path: str = ""  # the file a project file pass's example is (``requirements.txt``, ``pyproject.toml``, …)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "before", code_block(self.before))
+        if self.after is not None:
+            object.__setattr__(self, "after", code_block(self.after))
+
     @property
     def expected(self) -> str:
         return self.before if self.after is None else self.after
+
+
+def Unchanged(before: str, *, title: str = "", findings: int = 0, to: str | None = None, path: str = "") -> Example:  # noqa: N802
+    """An example the pass must leave as it is (reporting ``findings`` findings on it)."""
+    return Example(before, None, findings=findings, title=title, to=to, path=path)
+
+
+def last_components(names: Iterable[str]) -> tuple[str, ...]:
+    """The trigger words that qualified ``names`` imply. A reference to ``a.b.c`` spells every component of it, in the
+    import that binds a prefix (``from a.b import c as d``, ``import a.b as x``) or at the use (``x.c``), so a file
+    without ``c`` cannot reference ``a.b.c``; a name under another of ``names`` (``a.b.c.d`` beside ``a.b.c``) needs no
+    word of its own."""
+    unique = sorted(set(names))
+    kept = [n for n in unique if not any(n.startswith(other + ".") for other in unique)]
+    return tuple(dict.fromkeys(name.rpartition(".")[2] for name in kept))
 
 
 @dataclass
@@ -104,7 +140,10 @@ class Pass:
     safety: Safety
     title: str
     evidence: str
-    triggers: tuple[str, ...]
+    # Trigger words (the prefilter: a file that spells none of them is not parsed). Left out, they are the words that
+    # ``renames``, ``call_rewriters`` and ``qualnames`` imply (see ``last_components``). Declare them for a transformer
+    # that reacts to other code, or to name a rarer word every site spells (the keyword a call filter requires).
+    triggers: tuple[str, ...] = ()
     examples: list[Example] = field(default_factory=list)
     renames: Mapping[str, str] = field(default_factory=dict)
     opt_in: bool = False
@@ -117,6 +156,15 @@ class Pass:
     # Precheck (stdlib ast): can this call of one of the pass's qualified names need the pass? ``None``: every call
     # can. A pass with a filter must act only on calls that pass it and on non-call references to its names.
     call_filter: Callable[[ast.Call], bool] | None = None
+    # The qualified names a custom transformer acts on, matched by the precheck like renames and call rewriters
+    # (``None``: the transformer cannot say, so any trigger word in code keeps the pass in play).
+    qualnames: frozenset[str] | None = None
+    # Whether the engine may hand the pass a slice of the file (torchmigrate.python.slicing): False for a pass whose
+    # decision at one statement depends on code elsewhere that spells none of its trigger words.
+    sliceable: bool = True
+    # The release from which the form the pass emits exists and behaves as the old one did (default: ``release``):
+    # a run whose support floor is below it does not make the edit.
+    since: str | None = None
     # ``files="project"``: the pass rewrites project files (requirements, pyproject.toml, setup.cfg/setup.py, Dockerfiles, CI
     # files) with ``project_rewrite`` instead of Python code; it runs for every target ``>= release`` (it compares the
     # file's own pins with the target, so ``--from`` does not gate it). See :mod:`torchmigrate.project.context`.
@@ -130,8 +178,14 @@ class Pass:
         self.removed_version: Version | None = parse_version(self.removed_in) if self.removed_in else None
         if self.removed_in and self.kind is not Kind.DEPRECATION:
             raise ValueError(f"pass {self.id}: removed_in only applies to kind=DEPRECATION")
-        if not self.triggers:
-            raise ValueError(f"pass {self.id} needs at least one trigger word")
+        self.since_version: Version = parse_version(self.since) if self.since else self.version
+        self._declared = tuple(self.triggers)
+        self._derive_triggers()
+
+    def _derive_triggers(self) -> None:
+        """Declared trigger words, else the words the pass's names imply (:func:`last_components`)."""
+        if not self._declared:
+            self.triggers = last_components([*self.renames, *self.call_rewriters, *(self.qualnames or ())])
 
     def rewrites_calls(self, *qualified_names: str) -> Callable[[CallRewriter], CallRewriter]:
         """Register ``fn(call, ctx)`` for calls whose callee resolves to one of ``qualified_names``.
@@ -143,6 +197,7 @@ class Pass:
         def register(fn: CallRewriter) -> CallRewriter:
             for name in qualified_names:
                 self.call_rewriters[name] = fn
+            self._derive_triggers()
             return fn
 
         return register

@@ -33,6 +33,8 @@ def all_passes() -> tuple[Pass, ...]:
                 raise RuntimeError(f"duplicate pass id {candidate.id!r} in {info.name}")
             if not candidate.doc:
                 candidate.doc = textwrap.dedent(module.__doc__ or "").strip()
+            if not candidate.triggers:
+                raise RuntimeError(f"pass {candidate.id} ({info.name}) has no trigger word: declare what it rewrites")
             found[candidate.id] = candidate
     return tuple(sorted(found.values(), key=lambda p: (p.version, p.id)))
 

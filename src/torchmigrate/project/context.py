@@ -98,13 +98,6 @@ def logical_line(text: str, offset: int) -> str:
 # --- python-floor -------------------------------------------------------------------------------------------------
 
 
-WHERE_DOC = """
-## Where
-`requirements*.txt` and `constraints*.txt` (and `requirements/*.txt`, `environment.yml`), `pyproject.toml`,
-`setup.cfg`, string literals in `setup.py` (read as tokens, never run), `pip install` / `uv add` commands in
-Dockerfiles and CI files (`.github/workflows/*.yml`, `.gitlab-ci.yml`, …). Project file passes compare the file's own
-pins with `--to`, so `--from` does not gate them; `# migrate: ignore` on a line leaves it alone.
-"""
 
 
 

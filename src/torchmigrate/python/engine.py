@@ -82,7 +82,7 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
         return result
     newline = dominant_newline(text)
     active = [p for p in passes if id(p) in in_play]
-    if precheck and SLICING.enabled and all(getattr(p.transformer, "SLICEABLE", True) for p in active):
+    if precheck and SLICING.enabled and all(p.sliceable for p in active):
         sliced = make_slice(text, tree, trigger_regex(active), newline)
         if sliced is not None:
             spliced = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline), sliced, text)

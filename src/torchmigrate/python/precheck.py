@@ -11,8 +11,8 @@ file goes through three gates, each cheaper than the next is expensive:
      file references one of those names through an import (an over-approximation of libcst's
      ``QualifiedNameProvider``: every import anywhere in the file counts, whatever its scope); or
    - it has a custom transformer, and one of its trigger words occurs in code (not in a comment or docstring; other
-     string literals count, since a transformer may read them). A transformer class may narrow this by declaring
-     ``QUALNAMES = frozenset({...})``: the qualified names it acts on, matched like the declarative passes.
+     string literals count, since a transformer may read them). A pass may narrow this by declaring
+     ``qualnames=frozenset({...})``: the qualified names it acts on, matched like the declarative passes.
 3. **libcst** parse and metadata, only for files with at least one pass in play, and only for the passes in play.
 
 It never skips a file a pass would change: a file ``ast`` cannot parse, or a pass whose trigger words are not plain
@@ -388,11 +388,10 @@ def _on_code_line(text: str, regex: re.Pattern[str], ranges: list[tuple[int, int
 
 
 def pass_targets(pass_: Pass) -> frozenset[str] | None:
-    """The qualified names a pass can act on, or ``None`` when it cannot say (a custom transformer without QUALNAMES)."""
-    declared = getattr(pass_.transformer, "QUALNAMES", None) if pass_.transformer is not None else None
-    if pass_.transformer is not None and declared is None:
+    """The qualified names a pass can act on, or ``None`` when it cannot say (a custom transformer without ``qualnames``)."""
+    if pass_.transformer is not None and pass_.qualnames is None:
         return None
-    return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(declared or ())
+    return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(pass_.qualnames or ())
 
 
 def _references(scanned: Scan, targets: frozenset[str]) -> bool:

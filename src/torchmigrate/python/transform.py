@@ -159,10 +159,6 @@ class PassTransformer(ContextAwareTransformer):
     # Resolved on first use only: most files that reach libcst need few positions or parents, and each provider is a
     # whole extra visit of the tree (PositionProvider alone costs about a third of the scope analysis).
     LAZY_METADATA = (PositionProvider, ParentNodeProvider)
-    # Whether the engine may hand this transformer a slice of the file (see torchmigrate.slicing): the top-level
-    # statements that hold the pass's trigger words, its imports, and stubs for the rest. A transformer whose
-    # decision at one statement depends on code elsewhere that spells no trigger word sets this to False.
-    SLICEABLE = True
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         # Not ContextAwareTransformer.__init__: its matcher-decorator support inspects every member of the class on

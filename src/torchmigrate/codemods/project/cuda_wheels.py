@@ -1,8 +1,31 @@
+"""Moves CUDA wheel variants that the target release no longer builds to the nearest newer one.
+
+## What it does
+`--extra-index-url https://download.pytorch.org/whl/cu128` → `.../whl/cu130` for `--to 2.12` (2.12 dropped
+CUDA 12.8 builds); `torch==2.7.1+cu118` → `+cu126` for `--to 2.8` and later (2.8 dropped CUDA 11.8). A variant
+newer than every build of the target, nightly and test indexes, and `cpu`/ROCm indexes are left alone.
+
+## Why
+pip finds no wheel of the new torch on an index the release was not built for, or silently falls back to
+another index. The 2.12 release notes: "Users explicitly pinning the cu128 index URL will need to switch to
+cu130 (recommended) or cu126".
+
+## Fix safety
+Review: the edit's note names the driver floor and the GPU architectures of the new build.
+
+## Where
+`requirements*.txt` and `constraints*.txt` (and `requirements/*.txt`, `environment.yml`), `pyproject.toml`,
+`setup.cfg`, string literals in `setup.py` (read as tokens, never run), `pip install` / `uv add` commands in
+Dockerfiles and CI files (`.github/workflows/*.yml`, `.gitlab-ci.yml`, …). Project file passes compare the file's own
+pins with `--to`, so `--from` does not gate them; `# migrate: ignore` on a line leaves it alone.
+"""
+
+from __future__ import annotations
 
 import re
 
 from torchmigrate.core.passes import PROJECT, REVIEW, Example, Pass
-from torchmigrate.project.context import WHERE_DOC, ProjectContext, apply_changes
+from torchmigrate.project.context import ProjectContext, apply_changes
 from torchmigrate.project.ecosystem import cuda_limits, cuda_name, cuda_replacement
 from torchmigrate.project.pins import find_requirements
 
@@ -53,25 +76,18 @@ PASS = Pass(
         "A newer CUDA build asks more of the machine: CUDA 13.0 wheels need an NVIDIA driver >= 580 and, for torch 2.12,\n"
         "a GPU of compute capability >= 7.5 (Turing or newer). On older drivers or GPUs choose cu126 instead."
     ),
-    doc=(
-        "Moves CUDA wheel variants that the target release no longer builds to the nearest newer one.\n\n"
-        "## What it does\n"
-        "`--extra-index-url https://download.pytorch.org/whl/cu128` → `.../whl/cu130` for `--to 2.12` (2.12 dropped\n"
-        "CUDA 12.8 builds); `torch==2.7.1+cu118` → `+cu126` for `--to 2.8` and later (2.8 dropped CUDA 11.8). A variant\n"
-        "newer than every build of the target, nightly and test indexes, and `cpu`/ROCm indexes are left alone.\n\n"
-        "## Why\n"
-        "pip finds no wheel of the new torch on an index the release was not built for, or silently falls back to\n"
-        'another index. The 2.12 release notes: "Users explicitly pinning the cu128 index URL will need to switch to\n'
-        'cu130 (recommended) or cu126".\n\n'
-        "## Fix safety\n"
-        "Review: the edit's note names the driver floor and the GPU architectures of the new build.\n" + WHERE_DOC.rstrip()
-    ),
     examples=[
         Example(
             path="requirements.txt",
             to="2.12",
-            before="--extra-index-url https://download.pytorch.org/whl/cu128\ntorch==2.12.0\n",
-            after="--extra-index-url https://download.pytorch.org/whl/cu130\ntorch==2.12.0\n",
+            before="""
+                --extra-index-url https://download.pytorch.org/whl/cu128
+                torch==2.12.0
+            """,
+            after="""
+                --extra-index-url https://download.pytorch.org/whl/cu130
+                torch==2.12.0
+            """,
         ),
         Example(
             path=".github/workflows/ci.yml",
@@ -83,13 +99,17 @@ PASS = Pass(
             path="requirements.txt",
             to="2.12",
             title="cu126 is still built",
-            before="--index-url https://download.pytorch.org/whl/cu126\n",
+            before="""
+                --index-url https://download.pytorch.org/whl/cu126
+            """,
         ),
         Example(
             path="Dockerfile",
             to="2.12",
             title="nightly index",
-            before="RUN pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu128\n",
+            before="""
+                RUN pip install --pre torch --index-url https://download.pytorch.org/whl/nightly/cu128
+            """,
         ),
     ],
 )

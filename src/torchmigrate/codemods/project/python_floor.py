@@ -1,8 +1,30 @@
+"""Reports a Python floor below the minimum of the target release.
+
+## What it does
+A finding for `requires-python` (pyproject.toml), `python_requires` (setup.cfg, setup.py), `FROM python:3.X`
+images and CI `python-version` entries that admit a Python the target does not support (torch 2.9 and later
+need Python >= 3.10; 2.5-2.8 need 3.9; 2.0-2.4 need 3.8).
+
+## Why
+pip would resolve an old torch (or none) on those Pythons; the project's metadata promises what the new
+torch cannot keep.
+
+## Fix safety
+No edit: raising a floor drops users and may be a release decision, so it is reported.
+
+## Where
+`requirements*.txt` and `constraints*.txt` (and `requirements/*.txt`, `environment.yml`), `pyproject.toml`,
+`setup.cfg`, string literals in `setup.py` (read as tokens, never run), `pip install` / `uv add` commands in
+Dockerfiles and CI files (`.github/workflows/*.yml`, `.gitlab-ci.yml`, …). Project file passes compare the file's own
+pins with `--to`, so `--from` does not gate them; `# migrate: ignore` on a line leaves it alone.
+"""
+
+from __future__ import annotations
 
 import re
 
 from torchmigrate.core.passes import PROJECT, SAFE, Example, Pass
-from torchmigrate.project.context import WHERE_DOC, ProjectContext
+from torchmigrate.project.context import ProjectContext
 from torchmigrate.project.ecosystem import python_floor
 from torchmigrate.project.pins import poetry_to_pep440
 from torchmigrate.project.specs import compare, python_lowest, release_parts
@@ -90,24 +112,20 @@ PASS = Pass(
     evidence="RELEASE.md compatibility matrix; PyTorch 2.9 release notes (Python >= 3.10, pytorch/pytorch#162310)",
     triggers=("python",),
     project_rewrite=report_python_floor,
-    doc=(
-        "Reports a Python floor below the minimum of the target release.\n\n"
-        "## What it does\n"
-        "A finding for `requires-python` (pyproject.toml), `python_requires` (setup.cfg, setup.py), `FROM python:3.X`\n"
-        "images and CI `python-version` entries that admit a Python the target does not support (torch 2.9 and later\n"
-        "need Python >= 3.10; 2.5-2.8 need 3.9; 2.0-2.4 need 3.8).\n\n"
-        "## Why\n"
-        "pip would resolve an old torch (or none) on those Pythons; the project's metadata promises what the new\n"
-        "torch cannot keep.\n\n"
-        "## Fix safety\n"
-        "No edit: raising a floor drops users and may be a release decision, so it is reported.\n" + WHERE_DOC.rstrip()
-    ),
     examples=[
-        Example(path="pyproject.toml", to="2.12", before='[project]\nrequires-python = ">=3.8"\n', findings=1),
-        Example(path="setup.py", to="2.12", before='setup(name="app", python_requires=">=3.9")\n', findings=1),
+        Example(path="pyproject.toml", to="2.12", before="""
+            [project]
+            requires-python = ">=3.8"
+        """, findings=1),
+        Example(path="setup.py", to="2.12", before="""
+            setup(name="app", python_requires=">=3.9")
+        """, findings=1),
         Example(path=".github/workflows/test.yml", to="2.12", before='        python-version: ["3.9", "3.12"]\n', findings=1),
         Example(
-            path="pyproject.toml", to="2.12", title="floor already high enough", before='[project]\nrequires-python = ">=3.10"\n'
+            path="pyproject.toml", to="2.12", title="floor already high enough", before="""
+                [project]
+                requires-python = ">=3.10"
+            """
         ),
     ],
 )

@@ -1,9 +1,36 @@
+"""Moves torch requirements that exclude the target release to it, keeping the author's style.
+
+## What it does
+`torch==2.7.1` → `torch==2.12.0`; `torch>=2.4,<2.8` → `torch>=2.4,<2.13`; `torch~=2.7.0` → `torch~=2.12.0`;
+`torch==2.7.*` → `torch==2.12.*`; a local version (`+cu128`) is kept (see `cuda-wheels`). torchvision and
+torchaudio requirements move to the release built for the target (torch 2.x ↔ torchvision 0.(x+15), so 2.12 ↔
+0.27). A requirement whose lower bound is above the target is never lowered. Poetry constraints
+(`torch = "~2.7"` → `"~2.12"`) move the same way. Reported, not edited: `--hash` values of a moved pin (they
+must be regenerated) and direct wheel links (`torch @ …/torch-2.7.1-cp311-….whl`).
+
+## Why
+Migrated code needs the release it was migrated to; a pin that excludes it would install the old torch.
+There is no torchaudio release for torch 2.12 or later (the newest is 2.11): a torchaudio requirement is
+reported, not guessed.
+
+## Fix safety
+Safe: only the version numbers of requirements that exclude the target change, to the target's releases.
+Regenerate lock files afterwards.
+
+## Where
+`requirements*.txt` and `constraints*.txt` (and `requirements/*.txt`, `environment.yml`), `pyproject.toml`,
+`setup.cfg`, string literals in `setup.py` (read as tokens, never run), `pip install` / `uv add` commands in
+Dockerfiles and CI files (`.github/workflows/*.yml`, `.gitlab-ci.yml`, …). Project file passes compare the file's own
+pins with `--to`, so `--from` does not gate them; `# migrate: ignore` on a line leaves it alone.
+"""
+
+from __future__ import annotations
 
 import re
 
 from torchmigrate.core.passes import PROJECT, SAFE, Example, Pass
 from torchmigrate.core.versions import Version
-from torchmigrate.project.context import WHERE_DOC, ProjectContext, apply_changes, logical_line
+from torchmigrate.project.context import ProjectContext, apply_changes, logical_line
 from torchmigrate.project.ecosystem import TORCHAUDIO_NEWEST, torchaudio_for, torchvision_for
 from torchmigrate.project.pins import find_requirements, regions
 from torchmigrate.project.specs import admits, lowest_release, move_poetry, move_spec, release_parts
@@ -82,46 +109,60 @@ PASS = Pass(
     evidence="torchvision ↔ torch table in pytorch/vision's README; torchaudio releases (none after 2.11)",
     triggers=("torch",),
     project_rewrite=rewrite_torch_pins,
-    doc=(
-        "Moves torch requirements that exclude the target release to it, keeping the author's style.\n\n"
-        "## What it does\n"
-        "`torch==2.7.1` → `torch==2.12.0`; `torch>=2.4,<2.8` → `torch>=2.4,<2.13`; `torch~=2.7.0` → `torch~=2.12.0`;\n"
-        "`torch==2.7.*` → `torch==2.12.*`; a local version (`+cu128`) is kept (see `cuda-wheels`). torchvision and\n"
-        "torchaudio requirements move to the release built for the target (torch 2.x ↔ torchvision 0.(x+15), so 2.12 ↔\n"
-        "0.27). A requirement whose lower bound is above the target is never lowered. Poetry constraints\n"
-        '(`torch = "~2.7"` → `"~2.12"`) move the same way. Reported, not edited: `--hash` values of a moved pin (they\n'
-        "must be regenerated) and direct wheel links (`torch @ …/torch-2.7.1-cp311-….whl`).\n\n"
-        "## Why\n"
-        "Migrated code needs the release it was migrated to; a pin that excludes it would install the old torch.\n"
-        "There is no torchaudio release for torch 2.12 or later (the newest is 2.11): a torchaudio requirement is\n"
-        "reported, not guessed.\n\n"
-        "## Fix safety\n"
-        "Safe: only the version numbers of requirements that exclude the target change, to the target's releases.\n"
-        "Regenerate lock files afterwards.\n" + WHERE_DOC.rstrip()
-    ),
     examples=[
-        Example(path="requirements.txt", to="2.12", before="torch==2.7.1\nnumpy>=1.26\n", after="torch==2.12.0\nnumpy>=1.26\n"),
+        Example(path="requirements.txt", to="2.12", before="""
+            torch==2.7.1
+            numpy>=1.26
+        """, after="""
+            torch==2.12.0
+            numpy>=1.26
+        """),
         Example(
             path="pyproject.toml",
             to="2.12",
-            before='[project]\ndependencies = ["torch>=2.4,<2.8", "torchvision==0.22.1"]\n',
-            after='[project]\ndependencies = ["torch>=2.4,<2.13", "torchvision==0.27.0"]\n',
+            before="""
+                [project]
+                dependencies = ["torch>=2.4,<2.8", "torchvision==0.22.1"]
+            """,
+            after="""
+                [project]
+                dependencies = ["torch>=2.4,<2.13", "torchvision==0.27.0"]
+            """,
         ),
         Example(
             path="setup.cfg",
             to="2.12",
-            before="[options]\ninstall_requires =\n    torch~=2.7.0\n",
-            after="[options]\ninstall_requires =\n    torch~=2.12.0\n",
+            before="""
+                [options]
+                install_requires =
+                    torch~=2.7.0
+            """,
+            after="""
+                [options]
+                install_requires =
+                    torch~=2.12.0
+            """,
         ),
         Example(
             path="Dockerfile",
             to="2.12",
-            before='FROM python:3.11-slim\nRUN pip install "torch==2.7.1" torchvision==0.22.1\n',
-            after='FROM python:3.11-slim\nRUN pip install "torch==2.12.0" torchvision==0.27.0\n',
+            before="""
+                FROM python:3.11-slim
+                RUN pip install "torch==2.7.1" torchvision==0.22.1
+            """,
+            after="""
+                FROM python:3.11-slim
+                RUN pip install "torch==2.12.0" torchvision==0.27.0
+            """,
         ),
         Example(
-            path="requirements.txt", to="2.12", title="already admits the target", before="torch>=2.4\ntorch-tensorrt==2.7.0\n"
+            path="requirements.txt", to="2.12", title="already admits the target", before="""
+                torch>=2.4
+                torch-tensorrt==2.7.0
+            """
         ),
-        Example(path="requirements.txt", to="2.12", title="torchaudio has no 2.12", before="torchaudio==2.7.1\n", findings=1),
+        Example(path="requirements.txt", to="2.12", title="torchaudio has no 2.12", before="""
+            torchaudio==2.7.1
+        """, findings=1),
     ],
 )

@@ -37,7 +37,6 @@ PASS = Pass(
     safety=REVIEW,
     title="torch.testing.assert_allclose → assert_close(..., equal_nan=True, check_dtype=False)",
     evidence="PyTorch 1.12 release notes (deprecation; upgrade guide pytorch/pytorch#61844); implementation checked on torch 2.13",
-    triggers=("assert_allclose",),
     review_note=(
         "without rtol/atol, assert_close's default tolerances are tighter than assert_allclose's for float32 "
         "(rtol 1.3e-6 instead of 1e-4): pass rtol=1e-4, atol=1e-5 where a test needs the old slack"
@@ -45,27 +44,59 @@ PASS = Pass(
     examples=[
         Example(
             title="positional tolerances",
-            before="import torch\n\ntorch.testing.assert_allclose(out, ref, 1e-3, 1e-5)\n",
-            after="import torch\n\ntorch.testing.assert_close(out, ref, rtol=1e-3, atol=1e-5, equal_nan=True, check_dtype=False)\n",
+            before="""
+                import torch
+
+                torch.testing.assert_allclose(out, ref, 1e-3, 1e-5)
+            """,
+            after="""
+                import torch
+
+                torch.testing.assert_close(out, ref, rtol=1e-3, atol=1e-5, equal_nan=True, check_dtype=False)
+            """,
         ),
         Example(
             title="from-import, no tolerances, explicit equal_nan kept",
-            before="from torch.testing import assert_allclose\n\nassert_allclose(a, b, equal_nan=False)\n",
-            after="from torch.testing import assert_close\n\nassert_close(a, b, equal_nan=False, check_dtype=False)\n",
+            before="""
+                from torch.testing import assert_allclose
+
+                assert_allclose(a, b, equal_nan=False)
+            """,
+            after="""
+                from torch.testing import assert_close
+
+                assert_close(a, b, equal_nan=False, check_dtype=False)
+            """,
         ),
         Example(
             title="a literal expected value becomes a tensor; empty msg dropped",
-            before="import torch as th\n\nth.testing.assert_allclose(loss, 0.5, msg='')\n",
-            after="import torch as th\n\nth.testing.assert_close(loss, th.as_tensor(0.5), equal_nan=True, check_dtype=False)\n",
+            before="""
+                import torch as th
+
+                th.testing.assert_allclose(loss, 0.5, msg='')
+            """,
+            after="""
+                import torch as th
+
+                th.testing.assert_close(loss, th.as_tensor(0.5), equal_nan=True, check_dtype=False)
+            """,
         ),
         Example(
             title="only rtol: finding (this raised ValueError already)",
-            before="import torch\n\ntorch.testing.assert_allclose(a, b, rtol=1e-3)\n",
+            before="""
+                import torch
+
+                torch.testing.assert_allclose(a, b, rtol=1e-3)
+            """,
             findings=1,
         ),
         Example(
             title="look-alike: numpy's assert_allclose",
-            before="import numpy as np\n\nnp.testing.assert_allclose(a, b)\n",
+            before="""
+                import numpy as np
+
+                np.testing.assert_allclose(a, b)
+            """,
         ),
     ],
 )

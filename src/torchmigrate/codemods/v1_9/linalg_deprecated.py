@@ -78,67 +78,130 @@ PASS = Pass(
     examples=[
         Example(
             title="cholesky (upper) and qr (complete)",
-            before="import torch\n\nU = torch.cholesky(A, upper=True)\nL = torch.cholesky(A)\nQ, R = torch.qr(A, some=False)\n",
-            after=(
-                "import torch\n\nU = torch.linalg.cholesky(A, upper=True)\nL = torch.linalg.cholesky(A)\n"
-                'Q, R = torch.linalg.qr(A, "complete")\n'
-            ),
+            before="""
+                import torch
+
+                U = torch.cholesky(A, upper=True)
+                L = torch.cholesky(A)
+                Q, R = torch.qr(A, some=False)
+            """,
+            after="""
+                import torch
+
+                U = torch.linalg.cholesky(A, upper=True)
+                L = torch.linalg.cholesky(A)
+                Q, R = torch.linalg.qr(A, "complete")
+            """,
         ),
         Example(
             title="qr with a variable flag; import torch as th",
-            before="import torch as th\n\nq, r = th.qr(A, reduced)\n",
-            after='import torch as th\n\nq, r = th.linalg.qr(A, "reduced" if reduced else "complete")\n',
+            before="""
+                import torch as th
+
+                q, r = th.qr(A, reduced)
+            """,
+            after="""
+                import torch as th
+
+                q, r = th.linalg.qr(A, "reduced" if reduced else "complete")
+            """,
         ),
         Example(
             title="lu and lu_solve (arguments reversed)",
-            before=(
-                "import torch\n\nLU, piv = torch.lu(A)\nLU2, piv2, info = torch.lu(A, pivot=True, get_infos=True)\n"
-                "X = torch.lu_solve(B, LU, piv)\n"
-            ),
-            after=(
-                "import torch\n\nLU, piv = torch.linalg.lu_factor_ex(A)[:2]\n"
-                "LU2, piv2, info = torch.linalg.lu_factor_ex(A, pivot=True)\nX = torch.linalg.lu_solve(LU, piv, B)\n"
-            ),
+            before="""
+                import torch
+
+                LU, piv = torch.lu(A)
+                LU2, piv2, info = torch.lu(A, pivot=True, get_infos=True)
+                X = torch.lu_solve(B, LU, piv)
+            """,
+            after="""
+                import torch
+
+                LU, piv = torch.linalg.lu_factor_ex(A)[:2]
+                LU2, piv2, info = torch.linalg.lu_factor_ex(A, pivot=True)
+                X = torch.linalg.lu_solve(LU, piv, B)
+            """,
         ),
         Example(
             title="triangular_solve: only the solution is used",
-            before=(
-                "import torch\n\nX = torch.triangular_solve(B, A).solution\n"
-                "Y, _ = torch.triangular_solve(B, L, upper=False)\n"
-                "Z = torch.triangular_solve(B, A, True, True, unitriangular=True)[0]\n"
-            ),
-            after=(
-                "import torch\n\nX = torch.linalg.solve_triangular(A, B, upper=True)\n"
-                "Y = torch.linalg.solve_triangular(L, B, upper=False)\n"
-                "Z = torch.linalg.solve_triangular(A.mT, B, upper=False, unitriangular=True)\n"
-            ),
+            before="""
+                import torch
+
+                X = torch.triangular_solve(B, A).solution
+                Y, _ = torch.triangular_solve(B, L, upper=False)
+                Z = torch.triangular_solve(B, A, True, True, unitriangular=True)[0]
+            """,
+            after="""
+                import torch
+
+                X = torch.linalg.solve_triangular(A, B, upper=True)
+                Y = torch.linalg.solve_triangular(L, B, upper=False)
+                Z = torch.linalg.solve_triangular(A.mT, B, upper=False, unitriangular=True)
+            """,
         ),
         Example(
             title="triangular_solve whose copy of A is used: finding",
-            before="import torch\n\nX, M = torch.triangular_solve(B, A)\n",
+            before="""
+                import torch
+
+                X, M = torch.triangular_solve(B, A)
+            """,
             findings=1,
         ),
         Example(
             title="chain_matmul, ger, from-imports",
-            before="from torch import chain_matmul, ger\n\nP = chain_matmul(a, b, c)\nO = ger(u, v)\n",
-            after="from torch import outer\nfrom torch.linalg import multi_dot\n\nP = multi_dot([a, b, c])\nO = outer(u, v)\n",
+            before="""
+                from torch import chain_matmul, ger
+
+                P = chain_matmul(a, b, c)
+                O = ger(u, v)
+            """,
+            after="""
+                from torch import outer
+                from torch.linalg import multi_dot
+
+                P = multi_dot([a, b, c])
+                O = outer(u, v)
+            """,
         ),
         Example(
             title="range with integer literals (end inclusive, default float dtype)",
-            before="import torch\n\nr = torch.range(0, 5)\ns = torch.range(1, 10, 3, dtype=torch.int64)\nt = torch.range(5, -5, -2)\n",
-            after=(
-                "import torch\n\nr = torch.arange(0.0, 6.0)\ns = torch.arange(1, 11, 3, dtype=torch.int64)\n"
-                "t = torch.arange(5.0, -6.0, -2)\n"
-            ),
+            before="""
+                import torch
+
+                r = torch.range(0, 5)
+                s = torch.range(1, 10, 3, dtype=torch.int64)
+                t = torch.range(5, -5, -2)
+            """,
+            after="""
+                import torch
+
+                r = torch.arange(0.0, 6.0)
+                s = torch.arange(1, 11, 3, dtype=torch.int64)
+                t = torch.arange(5.0, -6.0, -2)
+            """,
         ),
         Example(
             title="range with float or variable bounds: finding",
-            before="import torch\n\na = torch.range(0, 1, 0.1)\nb = torch.range(0, n - 1)\n",
+            before="""
+                import torch
+
+                a = torch.range(0, 1, 0.1)
+                b = torch.range(0, n - 1)
+            """,
             findings=2,
         ),
         Example(
             title="builtin range, methods and user functions are not touched",
-            before="def qr(x):\n    return x\n\nfor i in range(3):\n    L = A.cholesky()\n    q = qr(A)\n",
+            before="""
+                def qr(x):
+                    return x
+
+                for i in range(3):
+                    L = A.cholesky()
+                    q = qr(A)
+            """,
         ),
     ],
 )

@@ -48,34 +48,75 @@ PASS = Pass(
     },
     examples=[
         Example(
-            before="from functorch import grad, vmap\n\nper_sample = vmap(grad(loss_fn), in_dims=(None, 0))\n",
-            after="from torch.func import grad, vmap\n\nper_sample = vmap(grad(loss_fn), in_dims=(None, 0))\n",
+            before="""
+                from functorch import grad, vmap
+
+                per_sample = vmap(grad(loss_fn), in_dims=(None, 0))
+            """,
+            after="""
+                from torch.func import grad, vmap
+
+                per_sample = vmap(grad(loss_fn), in_dims=(None, 0))
+            """,
         ),
         Example(
             title="import functorch, with import torch present",
-            before="import functorch\nimport torch\n\nj = functorch.jacrev(f)(x)\n",
-            after="import torch\n\nj = torch.func.jacrev(f)(x)\n",
+            before="""
+                import functorch
+                import torch
+
+                j = functorch.jacrev(f)(x)
+            """,
+            after="""
+                import torch
+
+                j = torch.func.jacrev(f)(x)
+            """,
         ),
         Example(
             title="stateless.functional_call with the old keyword",
-            before=(
-                "import torch\n\nout = torch.nn.utils.stateless.functional_call(model, parameters_and_buffers=params, args=(x,))\n"
-            ),
-            after="import torch\n\nout = torch.func.functional_call(model, parameter_and_buffer_dicts=params, args=(x,))\n",
+            before="""
+                import torch
+
+                out = torch.nn.utils.stateless.functional_call(model, parameters_and_buffers=params, args=(x,))
+            """,
+            after="""
+                import torch
+
+                out = torch.func.functional_call(model, parameter_and_buffer_dicts=params, args=(x,))
+            """,
         ),
         Example(
             title="from torch.nn.utils.stateless import functional_call",
-            before="from torch.nn.utils.stateless import functional_call\n\nout = functional_call(m, p, (x,))\n",
-            after="from torch.func import functional_call\n\nout = functional_call(m, p, (x,))\n",
+            before="""
+                from torch.nn.utils.stateless import functional_call
+
+                out = functional_call(m, p, (x,))
+            """,
+            after="""
+                from torch.func import functional_call
+
+                out = functional_call(m, p, (x,))
+            """,
         ),
         Example(
             title="make_functional has no drop-in replacement: finding",
-            before="import functorch\n\nfmodel, params = functorch.make_functional(model)\n",
+            before="""
+                import functorch
+
+                fmodel, params = functorch.make_functional(model)
+            """,
             findings=1,
         ),
         Example(
             title="look-alikes: torch.vmap, a user vmap",
-            before="import torch\nfrom mylib import vmap\n\na = torch.vmap(f)\nb = vmap(f)\n",
+            before="""
+                import torch
+                from mylib import vmap
+
+                a = torch.vmap(f)
+                b = vmap(f)
+            """,
         ),
     ],
 )

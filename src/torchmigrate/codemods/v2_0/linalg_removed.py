@@ -72,50 +72,89 @@ PASS = Pass(
     examples=[
         Example(
             title="solve: only the solution is used",
-            before=("import torch\n\nX = torch.solve(B, A).solution\nY, _ = torch.solve(B, A)\nZ = torch.solve(b, M)[0]\n"),
-            after=("import torch\n\nX = torch.linalg.solve(A, B)\nY = torch.linalg.solve(A, B)\nZ = torch.linalg.solve(M, b)\n"),
+            before="""
+                import torch
+
+                X = torch.solve(B, A).solution
+                Y, _ = torch.solve(B, A)
+                Z = torch.solve(b, M)[0]
+            """,
+            after="""
+                import torch
+
+                X = torch.linalg.solve(A, B)
+                Y = torch.linalg.solve(A, B)
+                Z = torch.linalg.solve(M, b)
+            """,
         ),
         Example(
             title="solve whose LU factor is used: finding",
-            before="import torch\n\nX, LU = torch.solve(B, A)\n",
+            before="""
+                import torch
+
+                X, LU = torch.solve(B, A)
+            """,
             findings=1,
         ),
         Example(
             title="symeig: eigenvalues only, eigenvectors, upper flag",
-            before=(
-                "import torch as th\n\ne = th.symeig(A).eigenvalues\nw, V = th.symeig(A, eigenvectors=True)\n"
-                "l, _ = th.symeig(A, upper=False)\nm, W = th.symeig(A, True, up)\n"
-            ),
-            after=(
-                'import torch as th\n\ne = th.linalg.eigvalsh(A, UPLO="U")\nw, V = th.linalg.eigh(A, UPLO="U")\n'
-                'l = th.linalg.eigvalsh(A)\nm, W = th.linalg.eigh(A, UPLO="U" if up else "L")\n'
-            ),
+            before="""
+                import torch as th
+
+                e = th.symeig(A).eigenvalues
+                w, V = th.symeig(A, eigenvectors=True)
+                l, _ = th.symeig(A, upper=False)
+                m, W = th.symeig(A, True, up)
+            """,
+            after="""
+                import torch as th
+
+                e = th.linalg.eigvalsh(A, UPLO="U")
+                w, V = th.linalg.eigh(A, UPLO="U")
+                l = th.linalg.eigvalsh(A)
+                m, W = th.linalg.eigh(A, UPLO="U" if up else "L")
+            """,
         ),
         Example(
             title="matrix_rank: symmetric → hermitian, literal tol → atol; the from-imported name is taken, so `import torch`",
-            before=(
-                "from torch import matrix_rank\n\nr = matrix_rank(A)\nh = matrix_rank(A, symmetric=True)\n"
-                "t = matrix_rank(A, 1e-5)\n"
-            ),
-            after=(
-                "import torch\n\nr = torch.linalg.matrix_rank(A)\nh = torch.linalg.matrix_rank(A, hermitian=True)\n"
-                "t = torch.linalg.matrix_rank(A, atol=1e-5, rtol=0.0)\n"
-            ),
+            before="""
+                from torch import matrix_rank
+
+                r = matrix_rank(A)
+                h = matrix_rank(A, symmetric=True)
+                t = matrix_rank(A, 1e-5)
+            """,
+            after="""
+                import torch
+
+                r = torch.linalg.matrix_rank(A)
+                h = torch.linalg.matrix_rank(A, hermitian=True)
+                t = torch.linalg.matrix_rank(A, atol=1e-5, rtol=0.0)
+            """,
         ),
         Example(
             title="eig, lstsq and a variable tolerance: findings",
-            before=(
-                "import torch\n\nL, V = torch.eig(A, eigenvectors=True)\nX = torch.lstsq(B, A).solution[:n]\n"
-                "r = torch.matrix_rank(A, tol)\n"
-            ),
+            before="""
+                import torch
+
+                L, V = torch.eig(A, eigenvectors=True)
+                X = torch.lstsq(B, A).solution[:n]
+                r = torch.matrix_rank(A, tol)
+            """,
             findings=3,
         ),
         Example(
             title="torch.linalg functions, methods and user functions are not touched",
-            before=(
-                "import torch\n\ndef solve(b, a):\n    return b\n\nX = torch.linalg.solve(A, B)\nY = solve(B, A)\n"
-                "Z = B.solve(A)\n"
-            ),
+            before="""
+                import torch
+
+                def solve(b, a):
+                    return b
+
+                X = torch.linalg.solve(A, B)
+                Y = solve(B, A)
+                Z = B.solve(A)
+            """,
         ),
     ],
 )

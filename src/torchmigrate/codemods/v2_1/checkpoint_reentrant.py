@@ -41,41 +41,72 @@ PASS = Pass(
     safety=SAFE,
     title="checkpoint(fn, x) → checkpoint(fn, x, use_reentrant=True) (the implicit default, made explicit)",
     evidence="PyTorch 2.1 release notes (deprecation: pytorch/pytorch#100551); warning and default checked on torch 2.13",
-    triggers=("checkpoint",),
     review_note="use_reentrant=False is recommended by PyTorch; switch after checking hooks, in-place ops and memory",
     examples=[
         Example(
-            before="import torch.utils.checkpoint\n\ny = torch.utils.checkpoint.checkpoint(block, x, mask)\n",
-            after="import torch.utils.checkpoint\n\ny = torch.utils.checkpoint.checkpoint(block, x, mask, use_reentrant=True)\n",
+            before="""
+                import torch.utils.checkpoint
+
+                y = torch.utils.checkpoint.checkpoint(block, x, mask)
+            """,
+            after="""
+                import torch.utils.checkpoint
+
+                y = torch.utils.checkpoint.checkpoint(block, x, mask, use_reentrant=True)
+            """,
         ),
         Example(
             title="alias, preserve_rng_state kept",
-            before="from torch.utils.checkpoint import checkpoint as ckpt\n\ny = ckpt(self.layer, x, preserve_rng_state=False)\n",
-            after=(
-                "from torch.utils.checkpoint import checkpoint as ckpt\n\n"
-                "y = ckpt(self.layer, x, preserve_rng_state=False, use_reentrant=True)\n"
-            ),
+            before="""
+                from torch.utils.checkpoint import checkpoint as ckpt
+
+                y = ckpt(self.layer, x, preserve_rng_state=False)
+            """,
+            after="""
+                from torch.utils.checkpoint import checkpoint as ckpt
+
+                y = ckpt(self.layer, x, preserve_rng_state=False, use_reentrant=True)
+            """,
         ),
         Example(
             title="checkpoint_sequential",
-            before="from torch.utils.checkpoint import checkpoint_sequential\n\ny = checkpoint_sequential(model, 2, x)\n",
-            after="from torch.utils.checkpoint import checkpoint_sequential\n\ny = checkpoint_sequential(model, 2, x, use_reentrant=True)\n",
+            before="""
+                from torch.utils.checkpoint import checkpoint_sequential
+
+                y = checkpoint_sequential(model, 2, x)
+            """,
+            after="""
+                from torch.utils.checkpoint import checkpoint_sequential
+
+                y = checkpoint_sequential(model, 2, x, use_reentrant=True)
+            """,
         ),
         Example(
             title="already explicit (keyword or the 4th positional of checkpoint_sequential): unchanged",
-            before=(
-                "from torch.utils.checkpoint import checkpoint, checkpoint_sequential\n\n"
-                "a = checkpoint(f, x, use_reentrant=False)\nb = checkpoint_sequential(m, 2, x, False)\n"
-            ),
+            before="""
+                from torch.utils.checkpoint import checkpoint, checkpoint_sequential
+
+                a = checkpoint(f, x, use_reentrant=False)
+                b = checkpoint_sequential(m, 2, x, False)
+            """,
         ),
         Example(
             title="**kwargs: finding",
-            before="from torch.utils.checkpoint import checkpoint\n\ny = checkpoint(f, x, **ckpt_kwargs)\n",
+            before="""
+                from torch.utils.checkpoint import checkpoint
+
+                y = checkpoint(f, x, **ckpt_kwargs)
+            """,
             findings=1,
         ),
         Example(
             title="look-alikes: deepspeed, a method",
-            before="import deepspeed\n\ny = deepspeed.checkpointing.checkpoint(f, x)\nz = self.checkpoint(f, x)\n",
+            before="""
+                import deepspeed
+
+                y = deepspeed.checkpointing.checkpoint(f, x)
+                z = self.checkpoint(f, x)
+            """,
         ),
     ],
 )

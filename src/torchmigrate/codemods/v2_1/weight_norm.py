@@ -35,7 +35,6 @@ PASS = Pass(
     opt_in=True,
     title="nn.utils.weight_norm → nn.utils.parametrizations.weight_norm (state-dict keys change)",
     evidence="PyTorch 2.1 release notes (parametrizations.weight_norm; old weight_norm deprecated); FutureWarning and keys checked on torch 2.13",
-    triggers=("weight_norm",),
     renames={
         "torch.nn.utils.weight_norm": "torch.nn.utils.parametrizations.weight_norm",
         # the old submodule of the same name (its remove_weight_norm calls also get the name argument below)
@@ -45,38 +44,68 @@ PASS = Pass(
     review_note="state-dict keys change from weight_g/weight_v to parametrizations.weight.original0/original1",
     examples=[
         Example(
-            before="import torch.nn as nn\n\nconv = nn.utils.weight_norm(nn.Conv1d(4, 4, 3))\n",
-            after="import torch.nn as nn\n\nconv = nn.utils.parametrizations.weight_norm(nn.Conv1d(4, 4, 3))\n",
+            before="""
+                import torch.nn as nn
+
+                conv = nn.utils.weight_norm(nn.Conv1d(4, 4, 3))
+            """,
+            after="""
+                import torch.nn as nn
+
+                conv = nn.utils.parametrizations.weight_norm(nn.Conv1d(4, 4, 3))
+            """,
         ),
         Example(
             title="from-imports; remove_weight_norm gets the name it now requires",
-            before=(
-                "from torch.nn.utils import remove_weight_norm, weight_norm\n\n"
-                "layer = weight_norm(layer, name='weight', dim=0)\nremove_weight_norm(layer)\n"
-            ),
-            after=(
-                "from torch.nn.utils.parametrizations import weight_norm\n"
-                "from torch.nn.utils.parametrize import remove_parametrizations\n\n"
-                "layer = weight_norm(layer, name='weight', dim=0)\nremove_parametrizations(layer, \"weight\")\n"
-            ),
+            before="""
+                from torch.nn.utils import remove_weight_norm, weight_norm
+
+                layer = weight_norm(layer, name='weight', dim=0)
+                remove_weight_norm(layer)
+            """,
+            after="""
+                from torch.nn.utils.parametrizations import weight_norm
+                from torch.nn.utils.parametrize import remove_parametrizations
+
+                layer = weight_norm(layer, name='weight', dim=0)
+                remove_parametrizations(layer, "weight")
+            """,
         ),
         Example(
             title="import torch as th; a non-default name is kept",
-            before="import torch as th\n\nth.nn.utils.remove_weight_norm(m, name='w')\n",
-            after="import torch as th\n\nth.nn.utils.parametrize.remove_parametrizations(m, 'w')\n",
+            before="""
+                import torch as th
+
+                th.nn.utils.remove_weight_norm(m, name='w')
+            """,
+            after="""
+                import torch as th
+
+                th.nn.utils.parametrize.remove_parametrizations(m, 'w')
+            """,
         ),
         Example(
             title="from the old submodule",
-            before="from torch.nn.utils.weight_norm import remove_weight_norm, weight_norm\n\nremove_weight_norm(weight_norm(m))\n",
-            after=(
-                "from torch.nn.utils.parametrizations import weight_norm\n"
-                "from torch.nn.utils.parametrize import remove_parametrizations\n\n"
-                'remove_parametrizations(weight_norm(m), "weight")\n'
-            ),
+            before="""
+                from torch.nn.utils.weight_norm import remove_weight_norm, weight_norm
+
+                remove_weight_norm(weight_norm(m))
+            """,
+            after="""
+                from torch.nn.utils.parametrizations import weight_norm
+                from torch.nn.utils.parametrize import remove_parametrizations
+
+                remove_parametrizations(weight_norm(m), "weight")
+            """,
         ),
         Example(
             title="look-alikes: spectral_norm, a method named weight_norm",
-            before="import torch\n\nm = torch.nn.utils.spectral_norm(m)\nself.weight_norm(x)\n",
+            before="""
+                import torch
+
+                m = torch.nn.utils.spectral_norm(m)
+                self.weight_norm(x)
+            """,
         ),
     ],
 )

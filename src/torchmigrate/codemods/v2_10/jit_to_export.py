@@ -80,6 +80,7 @@ REVIEW_NOTE = """\
   same file writes (same code, formatting ignored)."""
 
 PASS = Pass(
+    sliceable=False,  # it follows a traced or scripted function or class to its definition, wherever that is in the file
     id="jit-to-export",
     release="2.10",
     kind=DEPRECATION,  # still present (with a DeprecationWarning) in 2.13: also runs for projects already on 2.10+
@@ -91,189 +92,250 @@ PASS = Pass(
     examples=[
         Example(
             title="traced module that is only called",
-            before=(
-                "import torch\n\nmodel = Net().eval()\nx = torch.randn(2, 4)\ntraced = torch.jit.trace(model, x)\ny = traced(x)\n"
-            ),
-            after=(
-                "import torch\n\n"
-                "model = Net().eval()\n"
-                "x = torch.randn(2, 4)\n"
-                "traced = torch.export.export(model, (x,)).module()\n"
-                "y = traced(x)\n"
-            ),
+            before="""
+                import torch
+
+                model = Net().eval()
+                x = torch.randn(2, 4)
+                traced = torch.jit.trace(model, x)
+                y = traced(x)
+            """,
+            after="""
+                import torch
+
+                model = Net().eval()
+                x = torch.randn(2, 4)
+                traced = torch.export.export(model, (x,)).module()
+                y = traced(x)
+            """,
         ),
         Example(
             title="trace, save and load: the ExportedProgram is kept",
-            before=(
-                "import torch\n\n"
-                "traced = torch.jit.trace(model, (torch.randn(1, 3), torch.randn(1, 3)), check_trace=False)\n"
-                "out = traced(a, b)\n"
-                'torch.jit.save(traced, "model.pt")\n'
-                'loaded = torch.jit.load("model.pt")\n'
-                "out2 = loaded(a, b)\n"
-            ),
-            after=(
-                "import torch\n\n"
-                "traced = torch.export.export(model, (torch.randn(1, 3), torch.randn(1, 3)))\n"
-                "out = traced.module()(a, b)\n"
-                'torch.export.save(traced, "model.pt")\n'
-                'loaded = torch.export.load("model.pt").module()\n'
-                "out2 = loaded(a, b)\n"
-            ),
+            before="""
+                import torch
+
+                traced = torch.jit.trace(model, (torch.randn(1, 3), torch.randn(1, 3)), check_trace=False)
+                out = traced(a, b)
+                torch.jit.save(traced, "model.pt")
+                loaded = torch.jit.load("model.pt")
+                out2 = loaded(a, b)
+            """,
+            after="""
+                import torch
+
+                traced = torch.export.export(model, (torch.randn(1, 3), torch.randn(1, 3)))
+                out = traced.module()(a, b)
+                torch.export.save(traced, "model.pt")
+                loaded = torch.export.load("model.pt").module()
+                out2 = loaded(a, b)
+            """,
         ),
         Example(
             title="from torch import jit; .save method; a parameter annotated torch.Tensor",
-            before=(
-                "import torch\n"
-                "from torch import jit\n\n\n"
-                "def save(model: torch.nn.Module, example: torch.Tensor, path):\n"
-                "    traced = jit.trace(model, example)\n"
-                "    traced.save(path)\n\n\n"
-                "def load(path):\n"
-                "    return jit.load(path)\n"
-            ),
-            after=(
-                "import torch\n\n\n"
-                "def save(model: torch.nn.Module, example: torch.Tensor, path):\n"
-                "    traced = torch.export.export(model, (example,))\n"
-                "    torch.export.save(traced, path)\n\n\n"
-                "def load(path):\n"
-                "    return torch.export.load(path).module()\n"
-            ),
+            before="""
+                import torch
+                from torch import jit
+
+
+                def save(model: torch.nn.Module, example: torch.Tensor, path):
+                    traced = jit.trace(model, example)
+                    traced.save(path)
+
+
+                def load(path):
+                    return jit.load(path)
+            """,
+            after="""
+                import torch
+
+
+                def save(model: torch.nn.Module, example: torch.Tensor, path):
+                    traced = torch.export.export(model, (example,))
+                    torch.export.save(traced, path)
+
+
+                def load(path):
+                    return torch.export.load(path).module()
+            """,
         ),
         Example(
             title="import torch as th, example_kwarg_inputs and a list of inputs",
-            before=(
-                "import torch as th\n\n"
-                "f = th.jit.trace(model, example_kwarg_inputs={'x': x})\n"
-                "g = th.jit.trace(model, [x, y], strict=False)\n"
-                "f(x=x), g(x, y)\n"
-            ),
-            after=(
-                "import torch as th\n\n"
-                "f = th.export.export(model, (), kwargs={'x': x}).module()\n"
-                "g = th.export.export(model, (x, y)).module()\n"
-                "f(x=x), g(x, y)\n"
-            ),
+            before="""
+                import torch as th
+
+                f = th.jit.trace(model, example_kwarg_inputs={'x': x})
+                g = th.jit.trace(model, [x, y], strict=False)
+                f(x=x), g(x, y)
+            """,
+            after="""
+                import torch as th
+
+                f = th.export.export(model, (), kwargs={'x': x}).module()
+                g = th.export.export(model, (x, y)).module()
+                f(x=x), g(x, y)
+            """,
         ),
         Example(
             title="from torch.jit import trace as tr, imported inside a function",
-            before=(
-                "def run(model, batch):\n"
-                "    from torch.jit import trace as tr\n"
-                "    inputs = (batch,)\n"
-                "    fast = tr(model, inputs)\n"
-                "    return [fast(b) for b in batch]\n"
-            ),
-            after=(
-                "from torch.export import export\n\n"
-                "def run(model, batch):\n"
-                "    inputs = (batch,)\n"
-                "    fast = export(model, inputs).module()\n"
-                "    return [fast(b) for b in batch]\n"
-            ),
+            before="""
+                def run(model, batch):
+                    from torch.jit import trace as tr
+                    inputs = (batch,)
+                    fast = tr(model, inputs)
+                    return [fast(b) for b in batch]
+            """,
+            after="""
+                from torch.export import export
+
+                def run(model, batch):
+                    inputs = (batch,)
+                    fast = export(model, inputs).module()
+                    return [fast(b) for b in batch]
+            """,
         ),
         Example(
             title="torch.jit.script of a module and @torch.jit.script on a function, only called",
-            before=(
-                "import torch\n\n\n"
-                "@torch.jit.script\n"
-                "def gelu(x):\n"
-                "    return x * torch.sigmoid(1.702 * x)\n\n\n"
-                "scripted = torch.jit.script(model)\n"
-                "y = scripted(gelu(x))\n"
-            ),
-            after=(
-                "import torch\n\n\n"
-                "@torch.compile\n"
-                "def gelu(x):\n"
-                "    return x * torch.sigmoid(1.702 * x)\n\n\n"
-                "scripted = torch.compile(model)\n"
-                "y = scripted(gelu(x))\n"
-            ),
+            before="""
+                import torch
+
+
+                @torch.jit.script
+                def gelu(x):
+                    return x * torch.sigmoid(1.702 * x)
+
+
+                scripted = torch.jit.script(model)
+                y = scripted(gelu(x))
+            """,
+            after="""
+                import torch
+
+
+                @torch.compile
+                def gelu(x):
+                    return x * torch.sigmoid(1.702 * x)
+
+
+                scripted = torch.compile(model)
+                y = scripted(gelu(x))
+            """,
         ),
         Example(
             title="the example input's kind is not visible: finding",
-            before="import torch\n\n\ndef export(model, example):\n    return_value = torch.jit.trace(model, example)\n",
+            before="""
+                import torch
+
+
+                def export(model, example):
+                    return_value = torch.jit.trace(model, example)
+            """,
             findings=1,
         ),
         Example(
             title="traced result used in a way the pass cannot follow: finding",
-            before="import torch\n\ntraced = torch.jit.trace(model, (x,))\nprint(traced.graph)\n",
+            before="""
+                import torch
+
+                traced = torch.jit.trace(model, (x,))
+                print(traced.graph)
+            """,
             findings=1,
         ),
         Example(
             title="script then save, and the load of that archive: findings",
-            before=(
-                "import torch\n\n"
-                "scripted = torch.jit.script(model)\n"
-                'torch.jit.save(scripted, "m.pt")\n'
-                'm = torch.jit.load("m.pt")\n'
-            ),
+            before="""
+                import torch
+
+                scripted = torch.jit.script(model)
+                torch.jit.save(scripted, "m.pt")
+                m = torch.jit.load("m.pt")
+            """,
             findings=2,
         ),
         Example(
             title="data-dependent control flow in the traced model's forward: finding",
-            before=(
-                "import torch\n\n\n"
-                "class Gate(torch.nn.Module):\n"
-                "    def forward(self, x, scale: float = 1.0):\n"
-                "        if x.sum() > 0:\n"
-                "            return x * scale\n"
-                "        return -x\n\n\n"
-                "traced = torch.jit.trace(Gate(), torch.ones(3))\n"
-            ),
+            before="""
+                import torch
+
+
+                class Gate(torch.nn.Module):
+                    def forward(self, x, scale: float = 1.0):
+                        if x.sum() > 0:
+                            return x * scale
+                        return -x
+
+
+                traced = torch.jit.trace(Gate(), torch.ones(3))
+            """,
             findings=1,
         ),
         Example(
             title="ScriptModule subclass and @torch.jit.ignore in a file that scripts: one finding each",
-            before=(
-                "import torch\n\n\n"
-                "class Old(torch.jit.ScriptModule):\n"
-                "    @torch.jit.script_method\n"
-                "    def forward(self, x):\n"
-                "        return x + 1\n\n\n"
-                "class New(torch.nn.Module):\n"
-                "    @torch.jit.ignore\n"
-                "    def debug(self, x):\n"
-                "        return x\n\n"
-                "    @torch.jit.unused\n"
-                "    def slow(self, x):\n"
-                "        return x\n"
-            ),
+            before="""
+                import torch
+
+
+                class Old(torch.jit.ScriptModule):
+                    @torch.jit.script_method
+                    def forward(self, x):
+                        return x + 1
+
+
+                class New(torch.nn.Module):
+                    @torch.jit.ignore
+                    def debug(self, x):
+                        return x
+
+                    @torch.jit.unused
+                    def slow(self, x):
+                        return x
+            """,
             findings=2,
         ),
         Example(
             title="harmless helpers and a file that does not script: nothing to do",
-            before=(
-                "import torch\n\n\n"
-                "class Net(torch.nn.Module):\n"
-                "    @torch.jit.ignore\n"
-                "    def debug(self, x):\n"
-                "        return x\n\n"
-                "    def forward(self, x):\n"
-                "        if torch.jit.is_scripting() or torch.jit.is_tracing():\n"
-                "            return x\n"
-                "        return self.debug(x)\n"
-            ),
+            before="""
+                import torch
+
+
+                class Net(torch.nn.Module):
+                    @torch.jit.ignore
+                    def debug(self, x):
+                        return x
+
+                    def forward(self, x):
+                        if torch.jit.is_scripting() or torch.jit.is_tracing():
+                            return x
+                        return self.debug(x)
+            """,
         ),
         Example(
             title="look-alikes: self.trace(...), user functions named trace and script, module.script()",
-            before=(
-                "import torch\n\n\n"
-                "def trace(m, x):\n"
-                "    return m\n\n\n"
-                "def script(f):\n"
-                "    return f\n\n\n"
-                "class Tracer:\n"
-                "    def run(self, m, x):\n"
-                "        jit = self.trace(m, x)\n"
-                "        return script(jit), trace(m, x), module.script(), torch.jit.is_scripting()\n"
-            ),
+            before="""
+                import torch
+
+
+                def trace(m, x):
+                    return m
+
+
+                def script(f):
+                    return f
+
+
+                class Tracer:
+                    def run(self, m, x):
+                        jit = self.trace(m, x)
+                        return script(jit), trace(m, x), module.script(), torch.jit.is_scripting()
+            """,
         ),
         Example(
             title="a TorchScript archive the file does not write: finding",
-            before='import torch\n\nmodel = torch.jit.load("pretrained.pt", map_location="cpu")\n',
+            before="""
+                import torch
+
+                model = torch.jit.load("pretrained.pt", map_location="cpu")
+            """,
             findings=1,
         ),
     ],
@@ -512,7 +574,6 @@ class _BranchFinder(cst.CSTVisitor):
 class JitToExport(PassTransformer):
     """Analyses the whole file first (traces, their uses, saves, loads), then rewrites what is consistent."""
 
-    SLICEABLE = False  # it follows a traced or scripted function or class to its definition, wherever that is in the file
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.trace_plans: dict[cst.Call, _Chain] = {}

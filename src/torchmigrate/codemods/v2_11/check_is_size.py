@@ -32,26 +32,57 @@ PASS = Pass(
     kind=DEPRECATION,
     title="torch._check_is_size(i) → torch._check(i >= 0)",
     evidence="pytorch/pytorch#167198 / #169400 (FutureWarning, first seen on 2.11); torch 2.13 warning text",
-    triggers=("_check_is_size",),
     review_note="drops the size-oblivious hint (_advise_is_size) that only guard_size_oblivious used",
     examples=[
         Example(
-            before="import torch\n\nn = t.item()\ntorch._check_is_size(n)\nout = x.narrow(0, 0, n)\n",
-            after="import torch\n\nn = t.item()\ntorch._check(n >= 0)\nout = x.narrow(0, 0, n)\n",
+            before="""
+                import torch
+
+                n = t.item()
+                torch._check_is_size(n)
+                out = x.narrow(0, 0, n)
+            """,
+            after="""
+                import torch
+
+                n = t.item()
+                torch._check(n >= 0)
+                out = x.narrow(0, 0, n)
+            """,
         ),
         Example(
             title="message kept; compound expression",
-            before="import torch as th\n\nth._check_is_size(a - b, lambda: 'negative')\n",
-            after="import torch as th\n\nth._check(a - b >= 0, lambda: 'negative')\n",
+            before="""
+                import torch as th
+
+                th._check_is_size(a - b, lambda: 'negative')
+            """,
+            after="""
+                import torch as th
+
+                th._check(a - b >= 0, lambda: 'negative')
+            """,
         ),
         Example(
             title="a conditional expression is parenthesised",
-            before="import torch\n\ntorch._check_is_size(a if flag else b)\n",
-            after="import torch\n\ntorch._check((a if flag else b) >= 0)\n",
+            before="""
+                import torch
+
+                torch._check_is_size(a if flag else b)
+            """,
+            after="""
+                import torch
+
+                torch._check((a if flag else b) >= 0)
+            """,
         ),
         Example(
             title="max= needs two checks: finding",
-            before="import torch\n\ntorch._check_is_size(i, max=n - 1)\n",
+            before="""
+                import torch
+
+                torch._check_is_size(i, max=n - 1)
+            """,
             findings=1,
         ),
     ],

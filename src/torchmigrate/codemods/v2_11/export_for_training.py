@@ -23,27 +23,58 @@ PASS = Pass(
     safety=SAFE,
     title="export_for_training(...) → export(...)",
     evidence="PyTorch 2.9 release notes (deprecation, pytorch/pytorch#158203); 2.11 release notes (removal, #171714)",
-    triggers=("export_for_training",),
     renames={"torch.export.export_for_training": "torch.export.export"},
     examples=[
         Example(
-            before="import torch\n\nep = torch.export.export_for_training(model, (x,))\n",
-            after="import torch\n\nep = torch.export.export(model, (x,))\n",
+            before="""
+                import torch
+
+                ep = torch.export.export_for_training(model, (x,))
+            """,
+            after="""
+                import torch
+
+                ep = torch.export.export(model, (x,))
+            """,
         ),
         Example(
             title="from-import",
-            before="from torch.export import export_for_training\n\nep = export_for_training(model, (x,), strict=True)\n",
-            after="from torch.export import export\n\nep = export(model, (x,), strict=True)\n",
+            before="""
+                from torch.export import export_for_training
+
+                ep = export_for_training(model, (x,), strict=True)
+            """,
+            after="""
+                from torch.export import export
+
+                ep = export(model, (x,), strict=True)
+            """,
         ),
         Example(
             title="alias kept",
-            before="from torch.export import export_for_training as eft\n\nep = eft(model, (x,))\n",
-            after="from torch.export import export as eft\n\nep = eft(model, (x,))\n",
+            before="""
+                from torch.export import export_for_training as eft
+
+                ep = eft(model, (x,))
+            """,
+            after="""
+                from torch.export import export as eft
+
+                ep = eft(model, (x,))
+            """,
         ),
         Example(
             title="import torch as th",
-            before="import torch as th\n\nep = th.export.export_for_training(model, (x,)).run_decompositions()\n",
-            after="import torch as th\n\nep = th.export.export(model, (x,)).run_decompositions()\n",
+            before="""
+                import torch as th
+
+                ep = th.export.export_for_training(model, (x,)).run_decompositions()
+            """,
+            after="""
+                import torch as th
+
+                ep = th.export.export(model, (x,)).run_decompositions()
+            """,
         ),
     ],
 )

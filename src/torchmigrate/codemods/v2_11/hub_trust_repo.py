@@ -32,21 +32,30 @@ PASS = Pass(
     evidence="PyTorch 2.11 release notes, Backwards Incompatible Changes / Python Frontend (pytorch/pytorch#174101)",
     triggers=("hub",),
     examples=[
-        Example(before='import torch\n\nmodel = torch.hub.load("owner/repo", "resnet18")\n', findings=1),
+        Example(before="""
+            import torch
+
+            model = torch.hub.load("owner/repo", "resnet18")
+        """, findings=1),
         Example(
             title="explicit None, from-import alias",
-            before='from torch.hub import load as hub_load\n\nm = hub_load("owner/repo", "net", trust_repo=None)\n',
+            before="""
+                from torch.hub import load as hub_load
+
+                m = hub_load("owner/repo", "net", trust_repo=None)
+            """,
             findings=1,
         ),
         Example(
             title="explicit trust or a local source is fine",
-            before=(
-                "import torch\n\n"
-                'a = torch.hub.load("owner/repo", "net", trust_repo=True)\n'
-                'b = torch.hub.load("./checkout", "net", source="local")\n'
-                'c = torch.hub.list("owner/repo", trust_repo="check")\n'
-                'd = torch.hub.list("owner/repo", False, False, True)\n'
-            ),
+            before="""
+                import torch
+
+                a = torch.hub.load("owner/repo", "net", trust_repo=True)
+                b = torch.hub.load("./checkout", "net", source="local")
+                c = torch.hub.list("owner/repo", trust_repo="check")
+                d = torch.hub.list("owner/repo", False, False, True)
+            """,
         ),
     ],
 )

@@ -34,22 +34,43 @@ PASS = Pass(
     triggers=("jit",),
     examples=[
         Example(
-            before="import torch\n\nfut = torch.jit.fork(work, x)\ny = torch.jit.wait(fut)\n",
+            before="""
+                import torch
+
+                fut = torch.jit.fork(work, x)
+                y = torch.jit.wait(fut)
+            """,
             findings=2,
         ),
         Example(
             title="freeze through `from torch import jit`",
-            before="from torch import jit\n\nfrozen = jit.freeze(scripted.eval())\n",
+            before="""
+                from torch import jit
+
+                frozen = jit.freeze(scripted.eval())
+            """,
             findings=1,
         ),
         Example(
             title="interface decorator",
-            before="import torch\n\n@torch.jit.interface\nclass Encoder(torch.nn.Module):\n    def forward(self, x): ...\n",
+            before="""
+                import torch
+
+                @torch.jit.interface
+                class Encoder(torch.nn.Module):
+                    def forward(self, x): ...
+            """,
             findings=1,
         ),
         Example(
             title="helpers that do not warn are not reported",
-            before="import torch\n\nif torch.jit.is_scripting():\n    pass\nn = torch.jit.annotate(int, 3)\n",
+            before="""
+                import torch
+
+                if torch.jit.is_scripting():
+                    pass
+                n = torch.jit.annotate(int, 3)
+            """,
         ),
     ],
 )

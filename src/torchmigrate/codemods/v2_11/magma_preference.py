@@ -35,37 +35,69 @@ PASS = Pass(
     review_note="Operators that still used MAGMA on CUDA now use cuSOLVER/cuBLAS: compare results if you depended on MAGMA.",
     examples=[
         Example(
-            before='import torch\n\ntorch.backends.cuda.preferred_linalg_library("magma")\nx = torch.linalg.svd(a)\n',
-            after="import torch\n\nx = torch.linalg.svd(a)\n",
+            before="""
+                import torch
+
+                torch.backends.cuda.preferred_linalg_library("magma")
+                x = torch.linalg.svd(a)
+            """,
+            after="""
+                import torch
+
+                x = torch.linalg.svd(a)
+            """,
         ),
         Example(
             title="only statement in a block, keyword argument, alias",
-            before=(
-                "import torch.backends.cuda as tbc\n\n"
-                "def setup():\n"
-                '    tbc.preferred_linalg_library(backend="magma")\n'
-                "    tbc.matmul.allow_tf32 = True\n"
-            ),
-            after="import torch.backends.cuda as tbc\n\ndef setup():\n    tbc.matmul.allow_tf32 = True\n",
+            before="""
+                import torch.backends.cuda as tbc
+
+                def setup():
+                    tbc.preferred_linalg_library(backend="magma")
+                    tbc.matmul.allow_tf32 = True
+            """,
+            after="""
+                import torch.backends.cuda as tbc
+
+                def setup():
+                    tbc.matmul.allow_tf32 = True
+            """,
         ),
         Example(
             title="only statement in a block; the import it used goes too",
-            before=(
-                "import torch\n"
-                "import torch.backends.cuda as tbc\n\n"
-                "def setup():\n"
-                '    tbc.preferred_linalg_library("MAGMA")\n\n'
-                "setup()\n"
-            ),
-            after="import torch\n\ndef setup():\n    pass\n\nsetup()\n",
+            before="""
+                import torch
+                import torch.backends.cuda as tbc
+
+                def setup():
+                    tbc.preferred_linalg_library("MAGMA")
+
+                setup()
+            """,
+            after="""
+                import torch
+
+                def setup():
+                    pass
+
+                setup()
+            """,
         ),
         Example(
             title="another backend is left alone",
-            before='import torch\n\ntorch.backends.cuda.preferred_linalg_library("cusolver")\n',
+            before="""
+                import torch
+
+                torch.backends.cuda.preferred_linalg_library("cusolver")
+            """,
         ),
         Example(
             title="return value used: finding",
-            before='import torch\n\nold = torch.backends.cuda.preferred_linalg_library("magma")\n',
+            before="""
+                import torch
+
+                old = torch.backends.cuda.preferred_linalg_library("magma")
+            """,
             findings=1,
         ),
     ],

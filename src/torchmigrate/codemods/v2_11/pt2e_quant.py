@@ -71,43 +71,54 @@ PASS = Pass(
     examples=[
         Example(
             title="the release note's example",
-            before=(
-                "from torch.ao.quantization.quantize_pt2e import prepare_pt2e, convert_pt2e\n"
-                "from torch.ao.quantization.quantizer.x86_inductor_quantizer import X86InductorQuantizer\n"
-            ),
-            after=(
-                "from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e, convert_pt2e\n"
-                "from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import X86InductorQuantizer\n"
-            ),
+            before="""
+                from torch.ao.quantization.quantize_pt2e import prepare_pt2e, convert_pt2e
+                from torch.ao.quantization.quantizer.x86_inductor_quantizer import X86InductorQuantizer
+            """,
+            after="""
+                from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e, convert_pt2e
+                from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import X86InductorQuantizer
+            """,
         ),
         Example(
             title="module import with alias, moved submodules",
-            before=(
-                "import torch.ao.quantization.quantizer.xnnpack_quantizer as xq\n"
-                "from torch.ao.quantization.pt2e.port_metadata_pass import PortNodeMetaForQDQ\n"
-                "from torch.ao.quantization.pt2e.export_utils import _WrapperModule\n\n"
-                "quantizer = xq.XNNPACKQuantizer()\n"
-            ),
-            after=(
-                "import torchao.quantization.pt2e.quantizer.xnnpack_quantizer as xq\n"
-                "from torchao.quantization.pt2e.quantizer.port_metadata_pass import PortNodeMetaForQDQ\n"
-                "from torchao.quantization.pt2e.export_utils import _WrapperModule\n\n"
-                "quantizer = xq.XNNPACKQuantizer()\n"
-            ),
+            before="""
+                import torch.ao.quantization.quantizer.xnnpack_quantizer as xq
+                from torch.ao.quantization.pt2e.port_metadata_pass import PortNodeMetaForQDQ
+                from torch.ao.quantization.pt2e.export_utils import _WrapperModule
+
+                quantizer = xq.XNNPACKQuantizer()
+            """,
+            after="""
+                import torchao.quantization.pt2e.quantizer.xnnpack_quantizer as xq
+                from torchao.quantization.pt2e.quantizer.port_metadata_pass import PortNodeMetaForQDQ
+                from torchao.quantization.pt2e.export_utils import _WrapperModule
+
+                quantizer = xq.XNNPACKQuantizer()
+            """,
         ),
         Example(
             title="from the package",
-            before="from torch.ao.quantization.quantizer import QuantizationSpec, Quantizer\n",
-            after="from torchao.quantization.pt2e.quantizer import QuantizationSpec, Quantizer\n",
+            before="""
+                from torch.ao.quantization.quantizer import QuantizationSpec, Quantizer
+            """,
+            after="""
+                from torchao.quantization.pt2e.quantizer import QuantizationSpec, Quantizer
+            """,
         ),
         Example(
             title="a pt2e module without a verified torchao home: finding",
-            before="from torch.ao.quantization.pt2e.eval_utils import _replace_dropout\n",
+            before="""
+                from torch.ao.quantization.pt2e.eval_utils import _replace_dropout
+            """,
             findings=1,
         ),
         Example(
             title="eager and FX quantization are still in torch 2.13: untouched here",
-            before="from torch.ao.quantization import quantize_dynamic\nfrom torch.ao.quantization.quantize_fx import prepare_fx\n",
+            before="""
+                from torch.ao.quantization import quantize_dynamic
+                from torch.ao.quantization.quantize_fx import prepare_fx
+            """,
         ),
     ],
 )

@@ -34,7 +34,6 @@ PASS = Pass(
     safety=REVIEW,
     title="torch.cuda.CUDAGraph / XPUGraph → torch.accelerator.Graph",
     evidence="PyTorch 2.12 release notes, New Features / Python Frontend (pytorch/pytorch#171285)",
-    triggers=("CUDAGraph", "XPUGraph", "is_current_stream_capturing"),
     opt_in=True,
     review_note=(
         "torch.accelerator.Graph has no raw_cuda_graph*/get_graph_data; torch.accelerator.current_stream() raises "
@@ -42,33 +41,49 @@ PASS = Pass(
     ),
     examples=[
         Example(
-            before=(
-                "import torch\n\n"
-                "g = torch.cuda.CUDAGraph()\n"
-                "g.capture_begin()\n"
-                "out = model(static_in)\n"
-                "g.capture_end()\n"
-                "if torch.cuda.is_current_stream_capturing():\n"
-                "    pass\n"
-            ),
-            after=(
-                "import torch\n\n"
-                "g = torch.accelerator.Graph()\n"
-                "g.capture_begin()\n"
-                "out = model(static_in)\n"
-                "g.capture_end()\n"
-                "if torch.accelerator.current_stream().is_capturing():\n"
-                "    pass\n"
-            ),
+            before="""
+                import torch
+
+                g = torch.cuda.CUDAGraph()
+                g.capture_begin()
+                out = model(static_in)
+                g.capture_end()
+                if torch.cuda.is_current_stream_capturing():
+                    pass
+            """,
+            after="""
+                import torch
+
+                g = torch.accelerator.Graph()
+                g.capture_begin()
+                out = model(static_in)
+                g.capture_end()
+                if torch.accelerator.current_stream().is_capturing():
+                    pass
+            """,
         ),
         Example(
             title="XPU, keep_graph kept",
-            before="import torch as th\n\ng = th.xpu.XPUGraph(keep_graph=True)\n",
-            after="import torch as th\n\ng = th.accelerator.Graph(keep_graph=True)\n",
+            before="""
+                import torch as th
+
+                g = th.xpu.XPUGraph(keep_graph=True)
+            """,
+            after="""
+                import torch as th
+
+                g = th.accelerator.Graph(keep_graph=True)
+            """,
         ),
         Example(
             title="handed to torch.cuda.graph: finding",
-            before="import torch\n\ng = torch.cuda.CUDAGraph()\nwith torch.cuda.graph(g):\n    out = model(x)\n",
+            before="""
+                import torch
+
+                g = torch.cuda.CUDAGraph()
+                with torch.cuda.graph(g):
+                    out = model(x)
+            """,
             findings=1,
         ),
     ],

@@ -30,22 +30,42 @@ PASS = Pass(
     safety=REVIEW,
     title="torch.optim.Adagrad(...) → Adagrad(..., fused=True)",
     evidence="PyTorch 2.12 release blog (fused Adagrad); `fused` parameter checked on torch 2.13.0",
-    triggers=("Adagrad",),
     opt_in=True,
     review_note="Fused Adagrad needs floating-point parameters on CPU or CUDA; results may differ in the last bits.",
     examples=[
         Example(
-            before="import torch\n\nopt = torch.optim.Adagrad(model.parameters(), lr=0.01)\n",
-            after="import torch\n\nopt = torch.optim.Adagrad(model.parameters(), lr=0.01, fused=True)\n",
+            before="""
+                import torch
+
+                opt = torch.optim.Adagrad(model.parameters(), lr=0.01)
+            """,
+            after="""
+                import torch
+
+                opt = torch.optim.Adagrad(model.parameters(), lr=0.01, fused=True)
+            """,
         ),
         Example(
             title="from-import",
-            before="from torch.optim import Adagrad\n\nopt = Adagrad(params)\n",
-            after="from torch.optim import Adagrad\n\nopt = Adagrad(params, fused=True)\n",
+            before="""
+                from torch.optim import Adagrad
+
+                opt = Adagrad(params)
+            """,
+            after="""
+                from torch.optim import Adagrad
+
+                opt = Adagrad(params, fused=True)
+            """,
         ),
         Example(
             title="an implementation already chosen",
-            before="import torch\n\nopt = torch.optim.Adagrad(params, foreach=True)\nopt2 = torch.optim.Adagrad(params, fused=False)\n",
+            before="""
+                import torch
+
+                opt = torch.optim.Adagrad(params, foreach=True)
+                opt2 = torch.optim.Adagrad(params, fused=False)
+            """,
         ),
     ],
 )

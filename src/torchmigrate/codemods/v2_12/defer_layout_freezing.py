@@ -33,12 +33,20 @@ PASS = Pass(
     triggers=("max-autotune",),
     examples=[
         Example(
-            before='import torch\n\nfast = torch.compile(model, mode="max-autotune")\n',
+            before="""
+                import torch
+
+                fast = torch.compile(model, mode="max-autotune")
+            """,
             findings=1,
         ),
         Example(
             title="other modes are not reported",
-            before='import torch\n\nfast = torch.compile(model, mode="reduce-overhead")\n',
+            before="""
+                import torch
+
+                fast = torch.compile(model, mode="reduce-overhead")
+            """,
         ),
     ],
 )

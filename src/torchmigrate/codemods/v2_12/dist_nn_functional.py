@@ -62,113 +62,128 @@ PASS = Pass(
     examples=[
         Example(
             title="all_reduce: default op and group",
-            before=(
-                "import torch\n"
-                "import torch.distributed.nn.functional as dnnf\n\n"
-                "@torch.compile\n"
-                "def f(x):\n"
-                "    return dnnf.all_reduce(x)\n"
-            ),
-            after=(
-                "import torch\n"
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "@torch.compile\n"
-                "def f(x):\n"
-                '    return funcol.all_reduce(x, "sum", torch.distributed.group.WORLD)\n'
-            ),
+            before="""
+                import torch
+                import torch.distributed.nn.functional as dnnf
+
+                @torch.compile
+                def f(x):
+                    return dnnf.all_reduce(x)
+            """,
+            after="""
+                import torch
+                import torch.distributed._functional_collectives as funcol
+
+                @torch.compile
+                def f(x):
+                    return funcol.all_reduce(x, "sum", torch.distributed.group.WORLD)
+            """,
         ),
         Example(
             title="all_reduce with ReduceOp and group, funcol already imported",
-            before=(
-                "import torch.distributed as dist\n"
-                "import torch.distributed._functional_collectives as funcol\n"
-                "from torch.distributed.nn import all_reduce\n\n"
-                "def f(x, pg):\n"
-                "    y = funcol.all_reduce(x, 'sum', pg)\n"
-                "    return all_reduce(y, op=dist.ReduceOp.MAX, group=pg)\n"
-            ),
-            after=(
-                "import torch.distributed as dist\n"
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def f(x, pg):\n"
-                "    y = funcol.all_reduce(x, 'sum', pg)\n"
-                '    return funcol.all_reduce(y, "max", pg)\n'
-            ),
+            before="""
+                import torch.distributed as dist
+                import torch.distributed._functional_collectives as funcol
+                from torch.distributed.nn import all_reduce
+
+                def f(x, pg):
+                    y = funcol.all_reduce(x, 'sum', pg)
+                    return all_reduce(y, op=dist.ReduceOp.MAX, group=pg)
+            """,
+            after="""
+                import torch.distributed as dist
+                import torch.distributed._functional_collectives as funcol
+
+                def f(x, pg):
+                    y = funcol.all_reduce(x, 'sum', pg)
+                    return funcol.all_reduce(y, "max", pg)
+            """,
         ),
         Example(
             title="broadcast on the default group, positional ReduceOp from an import",
-            before=(
-                "import torch.distributed as dist\n"
-                "from torch.distributed import ReduceOp\n"
-                "from torch.distributed.nn import functional as F\n\n"
-                "def f(x):\n"
-                "    x = F.broadcast(x, 0)\n"
-                "    return F.all_reduce(x, ReduceOp.AVG, None)\n"
-            ),
-            after=(
-                "import torch.distributed as dist\n"
-                "from torch.distributed import ReduceOp\n"
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def f(x):\n"
-                "    x = funcol.broadcast(x, 0, dist.group.WORLD)\n"
-                '    return funcol.all_reduce(x, "avg", dist.group.WORLD)\n'
-            ),
+            before="""
+                import torch.distributed as dist
+                from torch.distributed import ReduceOp
+                from torch.distributed.nn import functional as F
+
+                def f(x):
+                    x = F.broadcast(x, 0)
+                    return F.all_reduce(x, ReduceOp.AVG, None)
+            """,
+            after="""
+                import torch.distributed as dist
+                from torch.distributed import ReduceOp
+                import torch.distributed._functional_collectives as funcol
+
+                def f(x):
+                    x = funcol.broadcast(x, 0, dist.group.WORLD)
+                    return funcol.all_reduce(x, "avg", dist.group.WORLD)
+            """,
         ),
         Example(
             title="nested calls, from-import of the function, a local name funcol already taken",
-            before=(
-                "import torch\n"
-                "from torch.distributed.nn.functional import all_reduce\n\n"
-                "funcol = None\n\n"
-                "def f(x):\n"
-                "    return all_reduce(all_reduce(x))\n"
-            ),
-            after=(
-                "import torch\n"
-                "import torch.distributed._functional_collectives\n\n"
-                "funcol = None\n\n"
-                "def f(x):\n"
-                '    return torch.distributed._functional_collectives.all_reduce(torch.distributed._functional_collectives.all_reduce(x, "sum", torch.distributed.group.WORLD), "sum", torch.distributed.group.WORLD)\n'
-            ),
+            before="""
+                import torch
+                from torch.distributed.nn.functional import all_reduce
+
+                funcol = None
+
+                def f(x):
+                    return all_reduce(all_reduce(x))
+            """,
+            after="""
+                import torch
+                import torch.distributed._functional_collectives
+
+                funcol = None
+
+                def f(x):
+                    return torch.distributed._functional_collectives.all_reduce(torch.distributed._functional_collectives.all_reduce(x, "sum", torch.distributed.group.WORLD), "sum", torch.distributed.group.WORLD)
+            """,
         ),
         Example(
             title="torch.cat(all_gather(...)) → all_gather_tensor",
-            before=(
-                "import torch\n"
-                "import torch.distributed.nn.functional as dnnf\n\n"
-                "def f(x, pg):\n"
-                "    return torch.cat(dnnf.all_gather(x, group=pg), dim=1)\n"
-            ),
-            after=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def f(x, pg):\n"
-                "    return funcol.all_gather_tensor(x, 1, pg)\n"
-            ),
+            before="""
+                import torch
+                import torch.distributed.nn.functional as dnnf
+
+                def f(x, pg):
+                    return torch.cat(dnnf.all_gather(x, group=pg), dim=1)
+            """,
+            after="""
+                import torch.distributed._functional_collectives as funcol
+
+                def f(x, pg):
+                    return funcol.all_gather_tensor(x, 1, pg)
+            """,
         ),
         Example(
             title="no mechanical equivalent: findings",
-            before=(
-                "import torch.distributed.nn.functional as dnnf\n\n"
-                "def f(x, pg, op, outs, ins):\n"
-                "    a = dnnf.all_gather(x)\n"
-                "    b = dnnf.all_reduce(x, op)\n"
-                "    c = dnnf.broadcast(x, 1, group=pg)\n"
-                "    d = dnnf.reduce_scatter(x, ins)\n"
-                "    e = dnnf.all_to_all(outs, ins)\n"
-                "    return a, b, c, d, e\n"
-            ),
+            before="""
+                import torch.distributed.nn.functional as dnnf
+
+                def f(x, pg, op, outs, ins):
+                    a = dnnf.all_gather(x)
+                    b = dnnf.all_reduce(x, op)
+                    c = dnnf.broadcast(x, 1, group=pg)
+                    d = dnnf.reduce_scatter(x, ins)
+                    e = dnnf.all_to_all(outs, ins)
+                    return a, b, c, d, e
+            """,
             findings=5,
         ),
         Example(
             title="look-alikes: torch.distributed.all_reduce, a method, a user function",
-            before=(
-                "import torch.distributed as dist\n\n"
-                "def all_reduce(x):\n"
-                "    return x\n\n"
-                "dist.all_reduce(t)\n"
-                "self.all_reduce(t)\n"
-                "all_reduce(t)\n"
-            ),
+            before="""
+                import torch.distributed as dist
+
+                def all_reduce(x):
+                    return x
+
+                dist.all_reduce(t)
+                self.all_reduce(t)
+                all_reduce(t)
+            """,
         ),
     ],
 )

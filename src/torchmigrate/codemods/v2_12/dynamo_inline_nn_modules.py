@@ -29,42 +29,70 @@ PASS = Pass(
     triggers=("inline_inbuilt_nn_modules",),
     examples=[
         Example(
-            before="import torch\n\ntorch._dynamo.config.inline_inbuilt_nn_modules = True\nmodel = torch.compile(model)\n",
-            after="import torch\n\nmodel = torch.compile(model)\n",
+            before="""
+                import torch
+
+                torch._dynamo.config.inline_inbuilt_nn_modules = True
+                model = torch.compile(model)
+            """,
+            after="""
+                import torch
+
+                model = torch.compile(model)
+            """,
         ),
         Example(
             title="config module alias, comment kept",
-            before=(
-                "import torch._dynamo.config as cfg\n\n"
-                "cfg.cache_size_limit = 64\n"
-                "# inline modules for speed\n"
-                "cfg.inline_inbuilt_nn_modules = False\n"
-            ),
-            after="import torch._dynamo.config as cfg\n\ncfg.cache_size_limit = 64\n# inline modules for speed\n",
+            before="""
+                import torch._dynamo.config as cfg
+
+                cfg.cache_size_limit = 64
+                # inline modules for speed
+                cfg.inline_inbuilt_nn_modules = False
+            """,
+            after="""
+                import torch._dynamo.config as cfg
+
+                cfg.cache_size_limit = 64
+                # inline modules for speed
+            """,
         ),
         Example(
             title="config.patch keyword",
-            before=(
-                "import torch\n\n"
-                "@torch._dynamo.config.patch(inline_inbuilt_nn_modules=True, cache_size_limit=8)\n"
-                "def run(m, x):\n"
-                "    return torch.compile(m)(x)\n"
-            ),
-            after=(
-                "import torch\n\n"
-                "@torch._dynamo.config.patch(cache_size_limit=8)\n"
-                "def run(m, x):\n"
-                "    return torch.compile(m)(x)\n"
-            ),
+            before="""
+                import torch
+
+                @torch._dynamo.config.patch(inline_inbuilt_nn_modules=True, cache_size_limit=8)
+                def run(m, x):
+                    return torch.compile(m)(x)
+            """,
+            after="""
+                import torch
+
+                @torch._dynamo.config.patch(cache_size_limit=8)
+                def run(m, x):
+                    return torch.compile(m)(x)
+            """,
         ),
         Example(
             title="read: finding",
-            before="import torch\n\nif torch._dynamo.config.inline_inbuilt_nn_modules:\n    pass\n",
+            before="""
+                import torch
+
+                if torch._dynamo.config.inline_inbuilt_nn_modules:
+                    pass
+            """,
             findings=1,
         ),
         Example(
             title="a user object with the same attribute is not touched",
-            before="class Cfg:\n    inline_inbuilt_nn_modules = True\n\ncfg = Cfg()\ncfg.inline_inbuilt_nn_modules = False\n",
+            before="""
+                class Cfg:
+                    inline_inbuilt_nn_modules = True
+
+                cfg = Cfg()
+                cfg.inline_inbuilt_nn_modules = False
+            """,
         ),
     ],
 )

@@ -38,46 +38,53 @@ PASS = Pass(
     examples=[
         Example(
             title="fully_shard then compile with fullgraph=True",
-            before=(
-                "import torch\n"
-                "from torch.distributed.fsdp import fully_shard\n\n"
-                "def build(model, mesh):\n"
-                "    for layer in model.layers:\n"
-                "        fully_shard(layer, mesh=mesh)\n"
-                "    fully_shard(model, mesh=mesh)\n"
-                "    return torch.compile(model, fullgraph=True)\n"
-            ),
+            before="""
+                import torch
+                from torch.distributed.fsdp import fully_shard
+
+                def build(model, mesh):
+                    for layer in model.layers:
+                        fully_shard(layer, mesh=mesh)
+                    fully_shard(model, mesh=mesh)
+                    return torch.compile(model, fullgraph=True)
+            """,
             findings=1,
         ),
         Example(
             title="assigned result, old _composable path, Module.compile",
-            before=(
-                "from torch.distributed._composable.fsdp import fully_shard\n\n"
-                "import torch\n\n"
-                "sharded = fully_shard(net)\n"
-                "sharded.compile(fullgraph=True)\n"
-                "other = torch.compile(fully_shard(net2), fullgraph=True)\n"
-            ),
+            before="""
+                from torch.distributed._composable.fsdp import fully_shard
+
+                import torch
+
+                sharded = fully_shard(net)
+                sharded.compile(fullgraph=True)
+                other = torch.compile(fully_shard(net2), fullgraph=True)
+            """,
             findings=2,
         ),
         Example(
             title="fine: fullgraph=False, compile before sharding, another model, another scope",
-            before=(
-                "import torch\n"
-                "from torch.distributed.fsdp import fully_shard\n\n"
-                "def a(model):\n"
-                "    fully_shard(model)\n"
-                "    return torch.compile(model, fullgraph=False)\n\n"
-                "def b(model):\n"
-                "    compiled = torch.compile(model, fullgraph=True)\n"
-                "    fully_shard(compiled)\n"
-                "    return compiled\n\n"
-                "def c(model, head):\n"
-                "    fully_shard(model)\n"
-                "    return torch.compile(head, fullgraph=True)\n\n"
-                "def d(model):\n"
-                "    return torch.compile(model, fullgraph=True)\n"
-            ),
+            before="""
+                import torch
+                from torch.distributed.fsdp import fully_shard
+
+                def a(model):
+                    fully_shard(model)
+                    return torch.compile(model, fullgraph=False)
+
+                def b(model):
+                    compiled = torch.compile(model, fullgraph=True)
+                    fully_shard(compiled)
+                    return compiled
+
+                def c(model, head):
+                    fully_shard(model)
+                    return torch.compile(head, fullgraph=True)
+
+                def d(model):
+                    return torch.compile(model, fullgraph=True)
+            """,
         ),
     ],
 )

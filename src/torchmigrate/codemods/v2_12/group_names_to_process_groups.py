@@ -69,170 +69,196 @@ PASS = Pass(
     examples=[
         Example(
             title="keyword, funcol alias",
-            before=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def step(t, pg):\n"
-                '    return funcol.all_reduce(t, "sum", group=pg.group_name)\n'
-            ),
-            after=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def step(t, pg):\n"
-                '    return funcol.all_reduce(t, "sum", group=pg)\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+
+                def step(t, pg):
+                    return funcol.all_reduce(t, "sum", group=pg.group_name)
+            """,
+            after="""
+                import torch.distributed._functional_collectives as funcol
+
+                def step(t, pg):
+                    return funcol.all_reduce(t, "sum", group=pg)
+            """,
         ),
         Example(
             title="positional group, from-import, attribute chain and call",
-            before=(
-                "from torch.distributed._functional_collectives import all_gather_tensor, reduce_scatter_tensor\n\n"
-                "def gather(self, t, mesh):\n"
-                "    a = all_gather_tensor(t, 0, self.pg.group_name)\n"
-                '    return reduce_scatter_tensor(a, "sum", 0, mesh.get_group(0).group_name)\n'
-            ),
-            after=(
-                "from torch.distributed._functional_collectives import all_gather_tensor, reduce_scatter_tensor\n\n"
-                "def gather(self, t, mesh):\n"
-                "    a = all_gather_tensor(t, 0, self.pg)\n"
-                '    return reduce_scatter_tensor(a, "sum", 0, mesh.get_group(0))\n'
-            ),
+            before="""
+                from torch.distributed._functional_collectives import all_gather_tensor, reduce_scatter_tensor
+
+                def gather(self, t, mesh):
+                    a = all_gather_tensor(t, 0, self.pg.group_name)
+                    return reduce_scatter_tensor(a, "sum", 0, mesh.get_group(0).group_name)
+            """,
+            after="""
+                from torch.distributed._functional_collectives import all_gather_tensor, reduce_scatter_tensor
+
+                def gather(self, t, mesh):
+                    a = all_gather_tensor(t, 0, self.pg)
+                    return reduce_scatter_tensor(a, "sum", 0, mesh.get_group(0))
+            """,
         ),
         Example(
             title="raw _c10d_functional ops, positional and group_name= keyword",
-            before=(
-                "import torch\n\n"
-                "def ops(t, pg):\n"
-                '    x = torch.ops._c10d_functional.all_reduce(t, "sum", pg.group_name)\n'
-                "    y = torch.ops._c10d_functional.all_gather_into_tensor.default(t, 2, group_name=pg.group_name)\n"
-                "    return x, y\n"
-            ),
-            after=(
-                "import torch\n\n"
-                "def ops(t, pg):\n"
-                '    x = torch.ops._c10d_functional.all_reduce(t, "sum", pg)\n'
-                "    y = torch.ops._c10d_functional.all_gather_into_tensor.default(t, 2, group_name=pg)\n"
-                "    return x, y\n"
-            ),
+            before="""
+                import torch
+
+                def ops(t, pg):
+                    x = torch.ops._c10d_functional.all_reduce(t, "sum", pg.group_name)
+                    y = torch.ops._c10d_functional.all_gather_into_tensor.default(t, 2, group_name=pg.group_name)
+                    return x, y
+            """,
+            after="""
+                import torch
+
+                def ops(t, pg):
+                    x = torch.ops._c10d_functional.all_reduce(t, "sum", pg)
+                    y = torch.ops._c10d_functional.all_gather_into_tensor.default(t, 2, group_name=pg)
+                    return x, y
+            """,
         ),
         Example(
             title="local variable used only as the group: replaced, dead assignment removed",
-            before=(
-                "import torch\n"
-                "from torch.distributed import _functional_collectives as fc\n\n"
-                "def step(t, pg):\n"
-                "    name = pg.group_name\n"
-                '    t = fc.all_reduce(t, "avg", name)\n'
-                "    return torch.ops._c10d_functional.broadcast(t, 0, name)\n"
-            ),
-            after=(
-                "import torch\n"
-                "from torch.distributed import _functional_collectives as fc\n\n"
-                "def step(t, pg):\n"
-                '    t = fc.all_reduce(t, "avg", pg)\n'
-                "    return torch.ops._c10d_functional.broadcast(t, 0, pg)\n"
-            ),
+            before="""
+                import torch
+                from torch.distributed import _functional_collectives as fc
+
+                def step(t, pg):
+                    name = pg.group_name
+                    t = fc.all_reduce(t, "avg", name)
+                    return torch.ops._c10d_functional.broadcast(t, 0, name)
+            """,
+            after="""
+                import torch
+                from torch.distributed import _functional_collectives as fc
+
+                def step(t, pg):
+                    t = fc.all_reduce(t, "avg", pg)
+                    return torch.ops._c10d_functional.broadcast(t, 0, pg)
+            """,
         ),
         Example(
             title="dead variable: a comment above it stays, one with a trailing comment is kept",
-            before=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def step(t, pg, tp_pg):\n"
-                "    # the group's registered name\n"
-                "    name = pg.group_name\n"
-                "    tp = tp_pg.group_name  # keep me\n"
-                '    return funcol.all_reduce(funcol.all_reduce(t, "sum", name), "sum", tp)\n'
-            ),
-            after=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def step(t, pg, tp_pg):\n"
-                "    # the group's registered name\n"
-                "    tp = tp_pg.group_name  # keep me\n"
-                '    return funcol.all_reduce(funcol.all_reduce(t, "sum", pg), "sum", tp_pg)\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+
+                def step(t, pg, tp_pg):
+                    # the group's registered name
+                    name = pg.group_name
+                    tp = tp_pg.group_name  # keep me
+                    return funcol.all_reduce(funcol.all_reduce(t, "sum", name), "sum", tp)
+            """,
+            after="""
+                import torch.distributed._functional_collectives as funcol
+
+                def step(t, pg, tp_pg):
+                    # the group's registered name
+                    tp = tp_pg.group_name  # keep me
+                    return funcol.all_reduce(funcol.all_reduce(t, "sum", pg), "sum", tp_pg)
+            """,
         ),
         Example(
             title="local variable also used elsewhere (logged): left alone",
-            before=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def step(t, pg):\n"
-                "    name = pg.group_name\n"
-                "    print(name)\n"
-                '    return funcol.all_reduce(t, "sum", name)\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+
+                def step(t, pg):
+                    name = pg.group_name
+                    print(name)
+                    return funcol.all_reduce(t, "sum", name)
+            """,
         ),
         Example(
             title="evidence that the object is a group: annotation, new_group, dist.group.WORLD",
-            before=(
-                "import torch.distributed as dist\n"
-                "import torch.distributed._functional_collectives as funcol\n"
-                "from torch.distributed import ProcessGroup\n\n"
-                "def step(t, world: ProcessGroup):\n"
-                "    sub = dist.new_group([0])\n"
-                '    a = funcol.all_reduce(t, "sum", world.group_name)\n'
-                '    b = funcol.all_reduce(a, "sum", sub.group_name)\n'
-                '    return funcol.all_reduce(b, "sum", dist.group.WORLD.group_name)\n'
-            ),
-            after=(
-                "import torch.distributed as dist\n"
-                "import torch.distributed._functional_collectives as funcol\n"
-                "from torch.distributed import ProcessGroup\n\n"
-                "def step(t, world: ProcessGroup):\n"
-                "    sub = dist.new_group([0])\n"
-                '    a = funcol.all_reduce(t, "sum", world)\n'
-                '    b = funcol.all_reduce(a, "sum", sub)\n'
-                '    return funcol.all_reduce(b, "sum", dist.group.WORLD)\n'
-            ),
+            before="""
+                import torch.distributed as dist
+                import torch.distributed._functional_collectives as funcol
+                from torch.distributed import ProcessGroup
+
+                def step(t, world: ProcessGroup):
+                    sub = dist.new_group([0])
+                    a = funcol.all_reduce(t, "sum", world.group_name)
+                    b = funcol.all_reduce(a, "sum", sub.group_name)
+                    return funcol.all_reduce(b, "sum", dist.group.WORLD.group_name)
+            """,
+            after="""
+                import torch.distributed as dist
+                import torch.distributed._functional_collectives as funcol
+                from torch.distributed import ProcessGroup
+
+                def step(t, world: ProcessGroup):
+                    sub = dist.new_group([0])
+                    a = funcol.all_reduce(t, "sum", world)
+                    b = funcol.all_reduce(a, "sum", sub)
+                    return funcol.all_reduce(b, "sum", dist.group.WORLD)
+            """,
         ),
         Example(
             title="a group name saved on another object (autograd ctx, config): left alone",
-            before=(
-                "import torch\n\n"
-                "def backward(ctx, grad):\n"
-                "    group_name = ctx.group_name\n"
-                '    out = torch.ops._c10d_functional.all_reduce(grad, "sum", group_name)\n'
-                '    return torch.ops._c10d_functional.all_reduce(out, "sum", cfg.group_name)\n'
-            ),
+            before="""
+                import torch
+
+                def backward(ctx, grad):
+                    group_name = ctx.group_name
+                    out = torch.ops._c10d_functional.all_reduce(grad, "sum", group_name)
+                    return torch.ops._c10d_functional.all_reduce(out, "sum", cfg.group_name)
+            """,
         ),
         Example(
             title="the group variable is rebound after the name was taken: left alone",
-            before=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def step(t, pg, other):\n"
-                "    name = pg.group_name\n"
-                "    pg = other\n"
-                '    return funcol.all_reduce(t, "sum", name)\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+
+                def step(t, pg, other):
+                    name = pg.group_name
+                    pg = other
+                    return funcol.all_reduce(t, "sum", name)
+            """,
         ),
         Example(
             title="isend/irecv ops still take a str group name: left alone",
-            before=("import torch\n\ndef send(t, pg):\n    return torch.ops._c10d_functional.isend(t, 1, 0, pg.group_name)\n"),
+            before="""
+                import torch
+
+                def send(t, pg):
+                    return torch.ops._c10d_functional.isend(t, 1, 0, pg.group_name)
+            """,
         ),
         Example(
             title="a string literal as the group: finding",
-            before=(
-                'import torch.distributed._functional_collectives as funcol\n\nout = funcol.all_reduce(t, "sum", group="0")\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+
+                out = funcol.all_reduce(t, "sum", group="0")
+            """,
             findings=1,
         ),
         Example(
             title="a ranks list as the group: finding",
-            before=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                'out = funcol.all_to_all_single(t, None, None, [0, 1])\nout2 = funcol.all_reduce(t, "sum", group=[0, 1])\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+
+                out = funcol.all_to_all_single(t, None, None, [0, 1])
+                out2 = funcol.all_reduce(t, "sum", group=[0, 1])
+            """,
             findings=2,
         ),
         Example(
             title="look-alikes: self.group_name, a user function, a config module constant",
-            before=(
-                "import torch.distributed._functional_collectives as funcol\n"
-                "import config\n\n"
-                "def all_reduce(t, op, group):\n"
-                "    return t\n\n"
-                "class Net:\n"
-                "    def f(self, t):\n"
-                '        a = funcol.all_reduce(t, "sum", self.group_name)\n'
-                '        b = funcol.all_reduce(t, "sum", config.group_name)\n'
-                '        return all_reduce(t, "sum", self.pg.group_name)\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+                import config
+
+                def all_reduce(t, op, group):
+                    return t
+
+                class Net:
+                    def f(self, t):
+                        a = funcol.all_reduce(t, "sum", self.group_name)
+                        b = funcol.all_reduce(t, "sum", config.group_name)
+                        return all_reduce(t, "sum", self.pg.group_name)
+            """,
         ),
     ],
 )

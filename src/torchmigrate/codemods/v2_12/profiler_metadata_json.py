@@ -36,32 +36,41 @@ PASS = Pass(
     review_note="event_metadata is a structured EventMetadata named tuple (or None), not a JSON string.",
     examples=[
         Example(
-            before=(
-                "from torch.profiler import profile\n\n"
-                "with profile() as prof:\n"
-                "    run()\n"
-                "tagged = [e.name for e in prof.events() if e.metadata_json]\n"
-            ),
-            after=(
-                "from torch.profiler import profile\n\n"
-                "with profile() as prof:\n"
-                "    run()\n"
-                "tagged = [e.name for e in prof.events() if e.event_metadata]\n"
-            ),
+            before="""
+                from torch.profiler import profile
+
+                with profile() as prof:
+                    run()
+                tagged = [e.name for e in prof.events() if e.metadata_json]
+            """,
+            after="""
+                from torch.profiler import profile
+
+                with profile() as prof:
+                    run()
+                tagged = [e.name for e in prof.events() if e.event_metadata]
+            """,
         ),
         Example(
             title="parsed as JSON: finding",
-            before=(
-                "import json\nimport torch\n\n"
-                "with torch.autograd.profiler.profile() as prof:\n"
-                "    run()\n"
-                "meta = [json.loads(e.metadata_json) for e in prof.function_events]\n"
-            ),
+            before="""
+                import json
+                import torch
+
+                with torch.autograd.profiler.profile() as prof:
+                    run()
+                meta = [json.loads(e.metadata_json) for e in prof.function_events]
+            """,
             findings=1,
         ),
         Example(
             title="Kineto's metadata_json() method and files without the profiler are left alone",
-            before="import torch\n\nmd = activity.metadata_json()\nother = record.metadata_json\n",
+            before="""
+                import torch
+
+                md = activity.metadata_json()
+                other = record.metadata_json
+            """,
         ),
     ],
 )

@@ -35,6 +35,7 @@ from torchmigrate.python.helpers import arg
 from torchmigrate.python.transform import PassTransformer, Sink
 
 PASS = Pass(
+    sliceable=False,  # whether a torchrun launch needs a finding depends on a MASTER_PORT set anywhere in the file
     id="torchrun-port",
     release="2.12",
     kind=BEHAVIOUR,
@@ -45,43 +46,55 @@ PASS = Pass(
     examples=[
         Example(
             title="launcher list and a client that expects 29500",
-            before=(
-                "import subprocess\n"
-                "import torch.distributed as dist\n\n"
-                'subprocess.run(["torchrun", "--nproc-per-node=4", "train.py"], check=True)\n'
-                'store = dist.TCPStore("localhost", 29500, is_master=False)\n'
-            ),
+            before="""
+                import subprocess
+                import torch.distributed as dist
+
+                subprocess.run(["torchrun", "--nproc-per-node=4", "train.py"], check=True)
+                store = dist.TCPStore("localhost", 29500, is_master=False)
+            """,
             findings=1,
         ),
         Example(
             title="command string and python -m torch.distributed.run, MASTER_PORT set to 29500",
-            before=(
-                "import os\n\n"
-                'os.environ["MASTER_PORT"] = "29500"\n'
-                'os.system(f"torchrun --nproc_per_node {n} train.py")\n'
-                'cmd = ["python", "-m", "torch.distributed.run", "--nproc-per-node", "2", "train.py"]\n'
-            ),
+            before="""
+                import os
+
+                os.environ["MASTER_PORT"] = "29500"
+                os.system(f"torchrun --nproc_per_node {n} train.py")
+                cmd = ["python", "-m", "torch.distributed.run", "--nproc-per-node", "2", "train.py"]
+            """,
             findings=2,
         ),
         Example(
             title="programmatic torch.distributed.run.main",
-            before=('from torch.distributed.run import main\n\nPORT = 29500\nmain(["--nproc-per-node=2", "train.py"])\n'),
+            before="""
+                from torch.distributed.run import main
+
+                PORT = 29500
+                main(["--nproc-per-node=2", "train.py"])
+            """,
             findings=1,
         ),
         Example(
             title="fine: an explicit port, --standalone, multi-node, no 29500 in the file",
-            before=(
-                "import subprocess\n\n"
-                "PORT = 29500\n"
-                'subprocess.run(["torchrun", "--master-port=29500", "--nproc-per-node=4", "train.py"])\n'
-                'subprocess.run(["torchrun", "--standalone", "--nproc-per-node=4", "train.py"])\n'
-                'subprocess.run("torchrun --nnodes=2 --nproc-per-node=4 train.py", shell=True)\n'
-                'print("launch torchrun later")\n'
-            ),
+            before="""
+                import subprocess
+
+                PORT = 29500
+                subprocess.run(["torchrun", "--master-port=29500", "--nproc-per-node=4", "train.py"])
+                subprocess.run(["torchrun", "--standalone", "--nproc-per-node=4", "train.py"])
+                subprocess.run("torchrun --nnodes=2 --nproc-per-node=4 train.py", shell=True)
+                print("launch torchrun later")
+            """,
         ),
         Example(
             title="fine: a worker reading MASTER_PORT with a 29500 default, no launcher",
-            before='import os\n\nport = int(os.environ.get("MASTER_PORT", "29500"))\n',
+            before="""
+                import os
+
+                port = int(os.environ.get("MASTER_PORT", "29500"))
+            """,
         ),
     ],
 )
@@ -137,7 +150,6 @@ class _Mentions29500(cst.CSTVisitor):
 @PASS.uses
 class TorchrunPortTransformer(PassTransformer):
 
-    SLICEABLE = False  # whether a torchrun launch needs a finding depends on a MASTER_PORT set anywhere in the file
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self.active = False

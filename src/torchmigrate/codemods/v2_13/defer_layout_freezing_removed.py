@@ -27,21 +27,32 @@ PASS = Pass(
     triggers=("max_autotune_defer_layout_freezing",),
     examples=[
         Example(
-            before=(
-                "import torch._inductor.config as inductor_config\n\n"
-                "inductor_config.max_autotune_defer_layout_freezing = True\n"
-                "inductor_config.max_autotune = True\n"
-            ),
-            after="import torch._inductor.config as inductor_config\n\ninductor_config.max_autotune = True\n",
+            before="""
+                import torch._inductor.config as inductor_config
+
+                inductor_config.max_autotune_defer_layout_freezing = True
+                inductor_config.max_autotune = True
+            """,
+            after="""
+                import torch._inductor.config as inductor_config
+
+                inductor_config.max_autotune = True
+            """,
         ),
         Example(
             title="patch keyword",
-            before=(
-                "import torch\n\n"
-                "with torch._inductor.config.patch(max_autotune_defer_layout_freezing=True):\n"
-                "    out = compiled(x)\n"
-            ),
-            after="import torch\n\nwith torch._inductor.config.patch():\n    out = compiled(x)\n",
+            before="""
+                import torch
+
+                with torch._inductor.config.patch(max_autotune_defer_layout_freezing=True):
+                    out = compiled(x)
+            """,
+            after="""
+                import torch
+
+                with torch._inductor.config.patch():
+                    out = compiled(x)
+            """,
         ),
     ],
 )

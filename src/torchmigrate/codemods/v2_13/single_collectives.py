@@ -61,13 +61,6 @@ PASS = Pass(
     safety=SAFE,
     title="all_gather_into_tensor / reduce_scatter_tensor → all_gather_single / reduce_scatter_single",
     evidence="PyTorch 2.13 release notes, Deprecations (pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144)",
-    triggers=(
-        "all_gather_into_tensor",
-        "reduce_scatter_tensor",
-        "all_gather_tensor",
-        "_all_gather_base",
-        "_reduce_scatter_base",
-    ),
     renames={
         **{_DIST + old: _DIST + new for old, new in _RENAMES.items()},
         **{_C10D + old: _C10D + new for old, new in _RENAMES.items()},
@@ -76,78 +69,91 @@ PASS = Pass(
     examples=[
         Example(
             title="torch.distributed alias",
-            before=(
-                "import torch.distributed as dist\n\n"
-                "dist.all_gather_into_tensor(out, inp, group=pg)\n"
-                "dist.reduce_scatter_tensor(out2, inp2, op=dist.ReduceOp.SUM)\n"
-            ),
-            after=(
-                "import torch.distributed as dist\n\n"
-                "dist.all_gather_single(out, inp, group=pg)\n"
-                "dist.reduce_scatter_single(out2, inp2, op=dist.ReduceOp.SUM)\n"
-            ),
+            before="""
+                import torch.distributed as dist
+
+                dist.all_gather_into_tensor(out, inp, group=pg)
+                dist.reduce_scatter_tensor(out2, inp2, op=dist.ReduceOp.SUM)
+            """,
+            after="""
+                import torch.distributed as dist
+
+                dist.all_gather_single(out, inp, group=pg)
+                dist.reduce_scatter_single(out2, inp2, op=dist.ReduceOp.SUM)
+            """,
         ),
         Example(
             title="private base names and import torch",
-            before="import torch\n\ntorch.distributed._all_gather_base(out, inp)\n",
-            after="import torch\n\ntorch.distributed.all_gather_single(out, inp)\n",
+            before="""
+                import torch
+
+                torch.distributed._all_gather_base(out, inp)
+            """,
+            after="""
+                import torch
+
+                torch.distributed.all_gather_single(out, inp)
+            """,
         ),
         Example(
             title="functional collectives, module alias",
-            before=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def f(t, pg):\n"
-                "    g = funcol.all_gather_tensor(t, 0, pg)\n"
-                '    return funcol.reduce_scatter_tensor(g, "sum", 0, pg)\n'
-            ),
-            after=(
-                "import torch.distributed._functional_collectives as funcol\n\n"
-                "def f(t, pg):\n"
-                "    g = funcol.all_gather_single(t, 0, pg)\n"
-                '    return funcol.reduce_scatter_single(g, "sum", 0, pg)\n'
-            ),
+            before="""
+                import torch.distributed._functional_collectives as funcol
+
+                def f(t, pg):
+                    g = funcol.all_gather_tensor(t, 0, pg)
+                    return funcol.reduce_scatter_tensor(g, "sum", 0, pg)
+            """,
+            after="""
+                import torch.distributed._functional_collectives as funcol
+
+                def f(t, pg):
+                    g = funcol.all_gather_single(t, 0, pg)
+                    return funcol.reduce_scatter_single(g, "sum", 0, pg)
+            """,
         ),
         Example(
             title="from-imports, function-local",
-            before=(
-                "def f(t, pg):\n"
-                "    from torch.distributed._functional_collectives import all_gather_tensor_autograd\n"
-                "    from torch.distributed import all_gather_into_tensor as agit\n"
-                "    agit(t, t, pg)\n"
-                "    return all_gather_tensor_autograd(t, 0, pg)\n"
-            ),
-            after=(
-                "def f(t, pg):\n"
-                "    from torch.distributed._functional_collectives import all_gather_single_autograd\n"
-                "    from torch.distributed import all_gather_single as agit\n"
-                "    agit(t, t, pg)\n"
-                "    return all_gather_single_autograd(t, 0, pg)\n"
-            ),
+            before="""
+                def f(t, pg):
+                    from torch.distributed._functional_collectives import all_gather_tensor_autograd
+                    from torch.distributed import all_gather_into_tensor as agit
+                    agit(t, t, pg)
+                    return all_gather_tensor_autograd(t, 0, pg)
+            """,
+            after="""
+                def f(t, pg):
+                    from torch.distributed._functional_collectives import all_gather_single_autograd
+                    from torch.distributed import all_gather_single as agit
+                    agit(t, t, pg)
+                    return all_gather_single_autograd(t, 0, pg)
+            """,
         ),
         Example(
             title="parenthesized import keeps its layout",
-            before=(
-                "from torch.distributed.distributed_c10d import (\n"
-                "    _all_gather_base as legacy_all_gather_base,\n"
-                "    reduce_scatter_tensor as legacy_reducescatter,\n"
-                ")\n"
-            ),
-            after=(
-                "from torch.distributed.distributed_c10d import (\n"
-                "    all_gather_single as legacy_all_gather_base,\n"
-                "    reduce_scatter_single as legacy_reducescatter,\n"
-                ")\n"
-            ),
+            before="""
+                from torch.distributed.distributed_c10d import (
+                    _all_gather_base as legacy_all_gather_base,
+                    reduce_scatter_tensor as legacy_reducescatter,
+                )
+            """,
+            after="""
+                from torch.distributed.distributed_c10d import (
+                    all_gather_single as legacy_all_gather_base,
+                    reduce_scatter_single as legacy_reducescatter,
+                )
+            """,
         ),
         Example(
             title="look-alikes: a ProcessGroup method, a user function",
-            before=(
-                "def all_gather_into_tensor(out, inp):\n"
-                "    return out\n\n"
-                "all_gather_into_tensor(a, b)\n"
-                "pg._allgather_base(a, b)\n"
-                "self.reduce_scatter_tensor(a, b)\n"
-            ),
+            before="""
+                def all_gather_into_tensor(out, inp):
+                    return out
+
+                all_gather_into_tensor(a, b)
+                pg._allgather_base(a, b)
+                self.reduce_scatter_tensor(a, b)
+            """,
         ),
     ],
 )

@@ -49,55 +49,62 @@ PASS = Pass(
     examples=[
         Example(
             title="multi-device backend string",
-            before=(
-                "import torch.distributed as dist\n\n"
-                'dist.init_process_group("cpu:gloo,cuda:nccl")\n'
-                'side = dist.new_group([0, 1], backend="cpu:gloo,cuda:nccl")\n'
-            ),
+            before="""
+                import torch.distributed as dist
+
+                dist.init_process_group("cpu:gloo,cuda:nccl")
+                side = dist.new_group([0, 1], backend="cpu:gloo,cuda:nccl")
+            """,
             findings=2,
         ),
         Example(
             title="concurrent isend/irecv on the default group",
-            before=(
-                "import torch.distributed as dist\n\n"
-                "def exchange(a, b, peer):\n"
-                "    reqs = [dist.isend(a, peer), dist.irecv(b, peer)]\n"
-                "    for r in reqs:\n"
-                "        r.wait()\n"
-            ),
+            before="""
+                import torch.distributed as dist
+
+                def exchange(a, b, peer):
+                    reqs = [dist.isend(a, peer), dist.irecv(b, peer)]
+                    for r in reqs:
+                        r.wait()
+            """,
             findings=1,
         ),
         Example(
             title="isend in a loop or a comprehension, works collected and waited later",
-            before=(
-                "import torch.distributed as dist\n\n"
-                "def fan_out(x, peers, pg):\n"
-                "    works = []\n"
-                "    for p in peers:\n"
-                "        works.append(dist.isend(x, p, pg))\n"
-                "    return works\n\n"
-                "def fan_in(bufs, peers):\n"
-                "    return [dist.irecv(b, p) for b, p in zip(bufs, peers)]\n"
-            ),
+            before="""
+                import torch.distributed as dist
+
+                def fan_out(x, peers, pg):
+                    works = []
+                    for p in peers:
+                        works.append(dist.isend(x, p, pg))
+                    return works
+
+                def fan_in(bufs, peers):
+                    return [dist.irecv(b, p) for b, p in zip(bufs, peers)]
+            """,
             findings=2,
         ),
         Example(
             title="fine: single backends, batch_isend_irecv, waited at once, different groups",
-            before=(
-                "from torch import distributed as dist\n\n"
-                'dist.init_process_group(backend="nccl")\n'
-                "def a(x, y, peer):\n"
-                "    ops = [dist.P2POp(dist.isend, x, peer), dist.P2POp(dist.irecv, y, peer)]\n"
-                "    for w in dist.batch_isend_irecv(ops):\n"
-                "        w.wait()\n\n"
-                "def b(x, y, peer):\n"
-                "    dist.isend(x, peer).wait()\n"
-                "    dist.irecv(y, peer).wait()\n\n"
-                "def c(x, y, peer, g1, g2):\n"
-                "    w1 = dist.isend(x, peer, group=g1)\n"
-                "    w2 = dist.irecv(y, peer, group=g2)\n"
-                "    return w1, w2\n"
-            ),
+            before="""
+                from torch import distributed as dist
+
+                dist.init_process_group(backend="nccl")
+                def a(x, y, peer):
+                    ops = [dist.P2POp(dist.isend, x, peer), dist.P2POp(dist.irecv, y, peer)]
+                    for w in dist.batch_isend_irecv(ops):
+                        w.wait()
+
+                def b(x, y, peer):
+                    dist.isend(x, peer).wait()
+                    dist.irecv(y, peer).wait()
+
+                def c(x, y, peer, g1, g2):
+                    w1 = dist.isend(x, peer, group=g1)
+                    w2 = dist.irecv(y, peer, group=g2)
+                    return w1, w2
+            """,
         ),
     ],
 )

@@ -33,38 +33,68 @@ PASS = Pass(
     safety=SAFE,
     title="torch.backends.cuda.sdp_kernel(flags) → torch.nn.attention.sdpa_kernel([backends])",
     evidence="PyTorch 2.3 release notes (torch.nn.attention.sdpa_kernel; sdp_kernel deprecated); FutureWarning and implementation checked on torch 2.13",
-    triggers=("sdp_kernel",),
     examples=[
         Example(
             title="math only",
-            before=(
-                "import torch\n\nwith torch.backends.cuda.sdp_kernel(enable_flash=False, enable_math=True, "
-                "enable_mem_efficient=False, enable_cudnn=False):\n    y = attn(q, k, v)\n"
-            ),
-            after="import torch\n\nwith torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.MATH]):\n    y = attn(q, k, v)\n",
+            before="""
+                import torch
+
+                with torch.backends.cuda.sdp_kernel(enable_flash=False, enable_math=True, enable_mem_efficient=False, enable_cudnn=False):
+                    y = attn(q, k, v)
+            """,
+            after="""
+                import torch
+
+                with torch.nn.attention.sdpa_kernel([torch.nn.attention.SDPBackend.MATH]):
+                    y = attn(q, k, v)
+            """,
         ),
         Example(
             title="flags not given default to True; from-import",
-            before="from torch.backends.cuda import sdp_kernel\n\nwith sdp_kernel(enable_math=False):\n    pass\n",
-            after=(
-                "from torch.nn.attention import SDPBackend, sdpa_kernel\n\n"
-                "with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION]):\n"
-                "    pass\n"
-            ),
+            before="""
+                from torch.backends.cuda import sdp_kernel
+
+                with sdp_kernel(enable_math=False):
+                    pass
+            """,
+            after="""
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+
+                with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.CUDNN_ATTENTION]):
+                    pass
+            """,
         ),
         Example(
             title="positional flags",
-            before="import torch as th\n\nctx = th.backends.cuda.sdp_kernel(True, False, False, False)\n",
-            after="import torch as th\n\nctx = th.nn.attention.sdpa_kernel([th.nn.attention.SDPBackend.FLASH_ATTENTION])\n",
+            before="""
+                import torch as th
+
+                ctx = th.backends.cuda.sdp_kernel(True, False, False, False)
+            """,
+            after="""
+                import torch as th
+
+                ctx = th.nn.attention.sdpa_kernel([th.nn.attention.SDPBackend.FLASH_ATTENTION])
+            """,
         ),
         Example(
             title="a flag from a variable: finding",
-            before="import torch\n\nwith torch.backends.cuda.sdp_kernel(enable_flash=use_flash):\n    pass\n",
+            before="""
+                import torch
+
+                with torch.backends.cuda.sdp_kernel(enable_flash=use_flash):
+                    pass
+            """,
             findings=1,
         ),
         Example(
             title="look-alikes",
-            before="import mylib\n\nwith mylib.sdp_kernel(enable_flash=False):\n    pass\n",
+            before="""
+                import mylib
+
+                with mylib.sdp_kernel(enable_flash=False):
+                    pass
+            """,
         ),
     ],
 )

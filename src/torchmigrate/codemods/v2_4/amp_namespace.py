@@ -47,89 +47,198 @@ PASS = Pass(
     examples=[
         Example(
             title="autocast with positional arguments",
-            before="import torch\n\nwith torch.cuda.amp.autocast(True, torch.bfloat16):\n    y = model(x)\n",
-            after='import torch\n\nwith torch.amp.autocast("cuda", enabled=True, dtype=torch.bfloat16):\n    y = model(x)\n',
+            before="""
+                import torch
+
+                with torch.cuda.amp.autocast(True, torch.bfloat16):
+                    y = model(x)
+            """,
+            after="""
+                import torch
+
+                with torch.amp.autocast("cuda", enabled=True, dtype=torch.bfloat16):
+                    y = model(x)
+            """,
         ),
         Example(
             title="cpu autocast and GradScaler with positional init_scale",
-            before=(
-                "import torch\n\nscaler = torch.cuda.amp.GradScaler(2.0**10, enabled=use_amp)\n"
-                "with torch.cpu.amp.autocast(dtype=torch.bfloat16):\n    pass\n"
-            ),
-            after=(
-                'import torch\n\nscaler = torch.amp.GradScaler("cuda", 2.0**10, enabled=use_amp)\n'
-                'with torch.amp.autocast("cpu", dtype=torch.bfloat16):\n    pass\n'
-            ),
+            before="""
+                import torch
+
+                scaler = torch.cuda.amp.GradScaler(2.0**10, enabled=use_amp)
+                with torch.cpu.amp.autocast(dtype=torch.bfloat16):
+                    pass
+            """,
+            after="""
+                import torch
+
+                scaler = torch.amp.GradScaler("cuda", 2.0**10, enabled=use_amp)
+                with torch.amp.autocast("cpu", dtype=torch.bfloat16):
+                    pass
+            """,
         ),
         Example(
             title="from torch.cuda.amp import autocast, GradScaler (the old import goes)",
-            before=(
-                "from torch.cuda.amp import GradScaler, autocast\n\nscaler = GradScaler()\n"
-                "with autocast(enabled=False):\n    pass\n"
-            ),
-            after=(
-                'import torch\n\nscaler = torch.amp.GradScaler("cuda")\n'
-                'with torch.amp.autocast("cuda", enabled=False):\n    pass\n'
-            ),
+            before="""
+                from torch.cuda.amp import GradScaler, autocast
+
+                scaler = GradScaler()
+                with autocast(enabled=False):
+                    pass
+            """,
+            after="""
+                import torch
+
+                scaler = torch.amp.GradScaler("cuda")
+                with torch.amp.autocast("cuda", enabled=False):
+                    pass
+            """,
         ),
         Example(
             title="from torch.cuda import amp",
-            before="import torch\nfrom torch.cuda import amp, nvtx\n\nwith amp.autocast():\n    nvtx.mark('x')\n",
-            after="import torch\nfrom torch.cuda import nvtx\n\nwith torch.amp.autocast(\"cuda\"):\n    nvtx.mark('x')\n",
+            before="""
+                import torch
+                from torch.cuda import amp, nvtx
+
+                with amp.autocast():
+                    nvtx.mark('x')
+            """,
+            after="""
+                import torch
+                from torch.cuda import nvtx
+
+                with torch.amp.autocast("cuda"):
+                    nvtx.mark('x')
+            """,
         ),
         Example(
             title="import torch.cuda.amp as amp, import torch as th",
-            before="import torch as th\nimport torch.cuda.amp as amp\n\nscaler = amp.GradScaler()\nctx = th.cuda.amp.autocast()\n",
-            after='import torch as th\n\nscaler = th.amp.GradScaler("cuda")\nctx = th.amp.autocast("cuda")\n',
+            before="""
+                import torch as th
+                import torch.cuda.amp as amp
+
+                scaler = amp.GradScaler()
+                ctx = th.cuda.amp.autocast()
+            """,
+            after="""
+                import torch as th
+
+                scaler = th.amp.GradScaler("cuda")
+                ctx = th.amp.autocast("cuda")
+            """,
         ),
         Example(
             title="custom_fwd with cast_inputs, bare custom_fwd and custom_bwd",
-            before=(
-                "import torch\nfrom torch.cuda.amp import custom_bwd, custom_fwd\n\n\n"
-                "class F(torch.autograd.Function):\n"
-                "    @staticmethod\n    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)\n"
-                "    def forward(ctx, x):\n        return x\n\n"
-                "    @staticmethod\n    @custom_bwd\n    def backward(ctx, g):\n        return g\n\n\n"
-                "class G(torch.autograd.Function):\n    @staticmethod\n    @custom_fwd\n    def forward(ctx, x):\n        return x\n"
-            ),
-            after=(
-                "import torch\n\n\n"
-                "class F(torch.autograd.Function):\n"
-                '    @staticmethod\n    @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)\n'
-                "    def forward(ctx, x):\n        return x\n\n"
-                '    @staticmethod\n    @torch.amp.custom_bwd(device_type="cuda")\n    def backward(ctx, g):\n        return g\n\n\n'
-                'class G(torch.autograd.Function):\n    @staticmethod\n    @torch.amp.custom_fwd(device_type="cuda")\n'
-                "    def forward(ctx, x):\n        return x\n"
-            ),
+            before="""
+                import torch
+                from torch.cuda.amp import custom_bwd, custom_fwd
+
+
+                class F(torch.autograd.Function):
+                    @staticmethod
+                    @torch.cuda.amp.custom_fwd(cast_inputs=torch.float32)
+                    def forward(ctx, x):
+                        return x
+
+                    @staticmethod
+                    @custom_bwd
+                    def backward(ctx, g):
+                        return g
+
+
+                class G(torch.autograd.Function):
+                    @staticmethod
+                    @custom_fwd
+                    def forward(ctx, x):
+                        return x
+            """,
+            after="""
+                import torch
+
+
+                class F(torch.autograd.Function):
+                    @staticmethod
+                    @torch.amp.custom_fwd(device_type="cuda", cast_inputs=torch.float32)
+                    def forward(ctx, x):
+                        return x
+
+                    @staticmethod
+                    @torch.amp.custom_bwd(device_type="cuda")
+                    def backward(ctx, g):
+                        return g
+
+
+                class G(torch.autograd.Function):
+                    @staticmethod
+                    @torch.amp.custom_fwd(device_type="cuda")
+                    def forward(ctx, x):
+                        return x
+            """,
         ),
         Example(
             title="annotation renamed",
-            before="import torch\n\n\ndef step(scaler: torch.cuda.amp.GradScaler) -> None:\n    pass\n",
-            after="import torch\n\n\ndef step(scaler: torch.amp.GradScaler) -> None:\n    pass\n",
+            before="""
+                import torch
+
+
+                def step(scaler: torch.cuda.amp.GradScaler) -> None:
+                    pass
+            """,
+            after="""
+                import torch
+
+
+                def step(scaler: torch.amp.GradScaler) -> None:
+                    pass
+            """,
         ),
         Example(
             title="used as a value: finding",
-            before="import contextlib\nimport torch\n\nctx = torch.cuda.amp.autocast if use_amp else contextlib.nullcontext\n",
+            before="""
+                import contextlib
+                import torch
+
+                ctx = torch.cuda.amp.autocast if use_amp else contextlib.nullcontext
+            """,
             findings=1,
         ),
         Example(
             title="*args cannot become keywords: finding",
-            before="import torch\n\nwith torch.cuda.amp.autocast(*flags):\n    pass\n",
+            before="""
+                import torch
+
+                with torch.cuda.amp.autocast(*flags):
+                    pass
+            """,
             findings=1,
         ),
         Example(
             title="version-gated and ImportError fallbacks are left alone",
-            before=(
-                "import torch\n\nscaler = torch.amp.GradScaler('cuda') if TORCH_GE_2_4 else torch.cuda.amp.GradScaler()\n"
-                "try:\n    from torch.amp import custom_fwd\nexcept ImportError:\n    from torch.cuda.amp import custom_fwd\n"
-            ),
+            before="""
+                import torch
+
+                scaler = torch.amp.GradScaler('cuda') if TORCH_GE_2_4 else torch.cuda.amp.GradScaler()
+                try:
+                    from torch.amp import custom_fwd
+                except ImportError:
+                    from torch.cuda.amp import custom_fwd
+            """,
         ),
         Example(
             title="look-alikes: a user class autocast, a user module amp, torch.autocast",
-            before=(
-                "import torch\nfrom mylib import amp\n\n\nclass autocast:\n    pass\n\n\n"
-                "a = autocast()\nb = amp.autocast()\nc = torch.autocast('cuda')\n"
-            ),
+            before="""
+                import torch
+                from mylib import amp
+
+
+                class autocast:
+                    pass
+
+
+                a = autocast()
+                b = amp.autocast()
+                c = torch.autocast('cuda')
+            """,
         ),
     ],
 )

@@ -32,27 +32,56 @@ PASS = Pass(
     safety=SAFE,
     title="torch.library.impl_abstract → torch.library.register_fake",
     evidence="PyTorch 2.4 release notes (torch.library.register_fake; impl_abstract deprecated); FutureWarning checked on torch 2.13",
-    triggers=("impl_abstract",),
     renames={"torch.library.impl_abstract": "torch.library.register_fake"},
     examples=[
         Example(
             title="decorator",
-            before='import torch\n\n\n@torch.library.impl_abstract("mylib::custom_op")\ndef _(x):\n    return torch.empty_like(x)\n',
-            after='import torch\n\n\n@torch.library.register_fake("mylib::custom_op")\ndef _(x):\n    return torch.empty_like(x)\n',
+            before="""
+                import torch
+
+
+                @torch.library.impl_abstract("mylib::custom_op")
+                def _(x):
+                    return torch.empty_like(x)
+            """,
+            after="""
+                import torch
+
+
+                @torch.library.register_fake("mylib::custom_op")
+                def _(x):
+                    return torch.empty_like(x)
+            """,
         ),
         Example(
             title="from-import, keywords become positional",
-            before='from torch.library import impl_abstract\n\nimpl_abstract(qualname="mylib::op", func=fake_op, lib=lib)\n',
-            after='from torch.library import register_fake\n\nregister_fake("mylib::op", fake_op, lib=lib)\n',
+            before="""
+                from torch.library import impl_abstract
+
+                impl_abstract(qualname="mylib::op", func=fake_op, lib=lib)
+            """,
+            after="""
+                from torch.library import register_fake
+
+                register_fake("mylib::op", fake_op, lib=lib)
+            """,
         ),
         Example(
             title="**kwargs: finding",
-            before="import torch\n\ntorch.library.impl_abstract(name, **options)\n",
+            before="""
+                import torch
+
+                torch.library.impl_abstract(name, **options)
+            """,
             findings=1,
         ),
         Example(
             title="look-alike",
-            before="from mylib import impl_abstract\n\nimpl_abstract('x')\n",
+            before="""
+                from mylib import impl_abstract
+
+                impl_abstract('x')
+            """,
         ),
     ],
 )

@@ -33,7 +33,6 @@ PASS = Pass(
     safety=SAFE,
     title="torch.distributed._tensor → torch.distributed.tensor",
     evidence="PyTorch 2.5 release notes (DTensor public as torch.distributed.tensor); shim docstring and imports checked on torch 2.13",
-    triggers=("_tensor",),
     renames={
         _OLD: _NEW,
         f"{_OLD}.api": _NEW,
@@ -45,52 +44,89 @@ PASS = Pass(
     },
     examples=[
         Example(
-            before="from torch.distributed._tensor import DTensor, Shard, distribute_tensor\n\nx = distribute_tensor(t, mesh, [Shard(0)])\n",
-            after="from torch.distributed.tensor import DTensor, Shard, distribute_tensor\n\nx = distribute_tensor(t, mesh, [Shard(0)])\n",
+            before="""
+                from torch.distributed._tensor import DTensor, Shard, distribute_tensor
+
+                x = distribute_tensor(t, mesh, [Shard(0)])
+            """,
+            after="""
+                from torch.distributed.tensor import DTensor, Shard, distribute_tensor
+
+                x = distribute_tensor(t, mesh, [Shard(0)])
+            """,
         ),
         Example(
             title="function-local import of a submodule",
-            before=(
-                "def shard(t, mesh):\n    from torch.distributed._tensor.placement_types import Replicate\n\n"
-                "    return Replicate()\n"
-            ),
-            after=(
-                "def shard(t, mesh):\n    from torch.distributed.tensor.placement_types import Replicate\n\n"
-                "    return Replicate()\n"
-            ),
+            before="""
+                def shard(t, mesh):
+                    from torch.distributed._tensor.placement_types import Replicate
+
+                    return Replicate()
+            """,
+            after="""
+                def shard(t, mesh):
+                    from torch.distributed.tensor.placement_types import Replicate
+
+                    return Replicate()
+            """,
         ),
         Example(
             title="attribute chain and import torch as th",
-            before="import torch as th\nimport torch.distributed._tensor\n\nisinstance(x, th.distributed._tensor.DTensor)\n",
-            after="import torch as th\nimport torch.distributed.tensor\n\nisinstance(x, th.distributed.tensor.DTensor)\n",
+            before="""
+                import torch as th
+                import torch.distributed._tensor
+
+                isinstance(x, th.distributed._tensor.DTensor)
+            """,
+            after="""
+                import torch as th
+                import torch.distributed.tensor
+
+                isinstance(x, th.distributed.tensor.DTensor)
+            """,
         ),
         Example(
             title="_tensor.api → the public package",
-            before="from torch.distributed._tensor.api import DTensor\n",
-            after="from torch.distributed.tensor import DTensor\n",
+            before="""
+                from torch.distributed._tensor.api import DTensor
+            """,
+            after="""
+                from torch.distributed.tensor import DTensor
+            """,
         ),
         Example(
             title="DTensorSpec moved to _dtensor_spec",
-            before="from torch.distributed._tensor.placement_types import DTensorSpec, Shard\n",
-            after=(
-                "from torch.distributed.tensor._dtensor_spec import DTensorSpec\n"
-                "from torch.distributed.tensor.placement_types import Shard\n"
-            ),
+            before="""
+                from torch.distributed._tensor.placement_types import DTensorSpec, Shard
+            """,
+            after="""
+                from torch.distributed.tensor._dtensor_spec import DTensorSpec
+                from torch.distributed.tensor.placement_types import Shard
+            """,
         ),
         Example(
             title="a function-local import that must be split stays local",
-            before=(
-                "def spec_of(x):\n    from torch.distributed._tensor.placement_types import DTensorSpec, Shard\n\n"
-                "    return DTensorSpec, Shard\n"
-            ),
-            after=(
-                "def spec_of(x):\n    from torch.distributed.tensor._dtensor_spec import DTensorSpec\n"
-                "    from torch.distributed.tensor.placement_types import Shard\n\n    return DTensorSpec, Shard\n"
-            ),
+            before="""
+                def spec_of(x):
+                    from torch.distributed._tensor.placement_types import DTensorSpec, Shard
+
+                    return DTensorSpec, Shard
+            """,
+            after="""
+                def spec_of(x):
+                    from torch.distributed.tensor._dtensor_spec import DTensorSpec
+                    from torch.distributed.tensor.placement_types import Shard
+
+                    return DTensorSpec, Shard
+            """,
         ),
         Example(
             title="look-alikes: another package's _tensor, a private attribute",
-            before="from mylib._tensor import DTensor\n\nself._tensor.api = 1\n",
+            before="""
+                from mylib._tensor import DTensor
+
+                self._tensor.api = 1
+            """,
         ),
     ],
 )

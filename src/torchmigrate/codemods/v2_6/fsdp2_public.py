@@ -50,47 +50,67 @@ PASS = Pass(
     renames={_OLD: _NEW, **{f"{_SUBMODULE}.{n}": f"{_NEW}.{n}" for n in _NAMES}},
     examples=[
         Example(
-            before=(
-                "from torch.distributed._composable.fsdp import MixedPrecisionPolicy, fully_shard\n\n"
-                "fully_shard(model, mp_policy=MixedPrecisionPolicy())\n"
-            ),
-            after=(
-                "from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard\n\n"
-                "fully_shard(model, mp_policy=MixedPrecisionPolicy())\n"
-            ),
+            before="""
+                from torch.distributed._composable.fsdp import MixedPrecisionPolicy, fully_shard
+
+                fully_shard(model, mp_policy=MixedPrecisionPolicy())
+            """,
+            after="""
+                from torch.distributed.fsdp import MixedPrecisionPolicy, fully_shard
+
+                fully_shard(model, mp_policy=MixedPrecisionPolicy())
+            """,
         ),
         Example(
             title="function-local import from the fully_shard submodule",
-            before=(
-                "def wrap(model):\n    from torch.distributed._composable.fsdp.fully_shard import FSDPModule, fully_shard\n\n"
-                "    return isinstance(fully_shard(model), FSDPModule)\n"
-            ),
-            after=(
-                "def wrap(model):\n    from torch.distributed.fsdp import FSDPModule, fully_shard\n\n"
-                "    return isinstance(fully_shard(model), FSDPModule)\n"
-            ),
+            before="""
+                def wrap(model):
+                    from torch.distributed._composable.fsdp.fully_shard import FSDPModule, fully_shard
+
+                    return isinstance(fully_shard(model), FSDPModule)
+            """,
+            after="""
+                def wrap(model):
+                    from torch.distributed.fsdp import FSDPModule, fully_shard
+
+                    return isinstance(fully_shard(model), FSDPModule)
+            """,
         ),
         Example(
             title="attribute chain",
-            before="import torch.distributed._composable.fsdp\n\ntorch.distributed._composable.fsdp.fully_shard(m)\n",
-            after="import torch.distributed.fsdp\n\ntorch.distributed.fsdp.fully_shard(m)\n",
+            before="""
+                import torch.distributed._composable.fsdp
+
+                torch.distributed._composable.fsdp.fully_shard(m)
+            """,
+            after="""
+                import torch.distributed.fsdp
+
+                torch.distributed.fsdp.fully_shard(m)
+            """,
         ),
         Example(
             title="import of the submodule",
-            before="import torch.distributed._composable.fsdp.fully_shard\n",
-            after="import torch.distributed.fsdp\n",
+            before="""
+                import torch.distributed._composable.fsdp.fully_shard
+            """,
+            after="""
+                import torch.distributed.fsdp
+            """,
         ),
         Example(
             title="aliased import of the submodule binds the function: finding",
-            before="import torch.distributed._composable.fsdp.fully_shard as fs\n",
+            before="""
+                import torch.distributed._composable.fsdp.fully_shard as fs
+            """,
             findings=1,
         ),
         Example(
             title="look-alikes: torch.distributed._composable.replicate, FSDP1",
-            before=(
-                "from torch.distributed._composable.replicate import replicate\n"
-                "from torch.distributed.fsdp import FullyShardedDataParallel\n"
-            ),
+            before="""
+                from torch.distributed._composable.replicate import replicate
+                from torch.distributed.fsdp import FullyShardedDataParallel
+            """,
         ),
     ],
 )

@@ -40,6 +40,7 @@ def _may_lack_weights_only(call: ast.Call) -> bool:
 
 
 PASS = Pass(
+    qualnames=frozenset({"torch.load"}),
     call_filter=_may_lack_weights_only,
     id="torch-load-weights-only",
     release="2.6",
@@ -47,64 +48,116 @@ PASS = Pass(
     safety=SAFE,
     title="torch.load(f) → weights_only=True where it feeds load_state_dict; elsewhere a finding",
     evidence="PyTorch 2.6 release notes (BC-breaking: torch.load defaults to weights_only=True); default checked on torch 2.13",
-    triggers=("load",),
     examples=[
         Example(
             title="straight into load_state_dict",
-            before="import torch\n\nmodel.load_state_dict(torch.load('weights.pt'))\n",
-            after="import torch\n\nmodel.load_state_dict(torch.load('weights.pt', weights_only=True))\n",
+            before="""
+                import torch
+
+                model.load_state_dict(torch.load('weights.pt'))
+            """,
+            after="""
+                import torch
+
+                model.load_state_dict(torch.load('weights.pt', weights_only=True))
+            """,
         ),
         Example(
             title="through a local name only used by load_state_dict, import torch as th",
-            before=(
-                "import torch as th\n\n\ndef restore(model, path):\n"
-                "    state = th.load(path, map_location='cpu')\n    model.load_state_dict(state, strict=False)\n"
-            ),
-            after=(
-                "import torch as th\n\n\ndef restore(model, path):\n"
-                "    state = th.load(path, map_location='cpu', weights_only=True)\n"
-                "    model.load_state_dict(state, strict=False)\n"
-            ),
+            before="""
+                import torch as th
+
+
+                def restore(model, path):
+                    state = th.load(path, map_location='cpu')
+                    model.load_state_dict(state, strict=False)
+            """,
+            after="""
+                import torch as th
+
+
+                def restore(model, path):
+                    state = th.load(path, map_location='cpu', weights_only=True)
+                    model.load_state_dict(state, strict=False)
+            """,
         ),
         Example(
             title="from torch import load",
-            before="from torch import load\n\nnet.load_state_dict(load(f))\n",
-            after="from torch import load\n\nnet.load_state_dict(load(f, weights_only=True))\n",
+            before="""
+                from torch import load
+
+                net.load_state_dict(load(f))
+            """,
+            after="""
+                from torch import load
+
+                net.load_state_dict(load(f, weights_only=True))
+            """,
         ),
         Example(
             title="a full checkpoint: finding",
-            before=("import torch\n\nckpt = torch.load(path)\nmodel.load_state_dict(ckpt['model'])\nepoch = ckpt['epoch']\n"),
+            before="""
+                import torch
+
+                ckpt = torch.load(path)
+                model.load_state_dict(ckpt['model'])
+                epoch = ckpt['epoch']
+            """,
             findings=1,
         ),
         Example(
             title="a subscript of the loaded object: finding",
-            before="import torch\n\nmodel.load_state_dict(torch.load(path)['state_dict'])\n",
+            before="""
+                import torch
+
+                model.load_state_dict(torch.load(path)['state_dict'])
+            """,
             findings=1,
         ),
         Example(
             title="**kwargs may hold weights_only: finding",
-            before="import torch\n\nmodel.load_state_dict(torch.load(path, **load_kwargs))\n",
+            before="""
+                import torch
+
+                model.load_state_dict(torch.load(path, **load_kwargs))
+            """,
             findings=1,
         ),
         Example(
             title="functools.partial(torch.load, ...): finding",
-            before="import functools\nimport torch\n\nloader = functools.partial(torch.load, map_location='cpu')\n",
+            before="""
+                import functools
+                import torch
+
+                loader = functools.partial(torch.load, map_location='cpu')
+            """,
             findings=1,
         ),
         Example(
             title="weights_only already chosen, pickle_module given, partial with weights_only: unchanged",
-            before=(
-                "import functools\nimport pickle\nimport torch\n\n"
-                "a = torch.load(p, weights_only=False)\nb = torch.load(p, map_location='cpu', pickle_module=pickle)\n"
-                "c = functools.partial(torch.load, weights_only=True)\n"
-            ),
+            before="""
+                import functools
+                import pickle
+                import torch
+
+                a = torch.load(p, weights_only=False)
+                b = torch.load(p, map_location='cpu', pickle_module=pickle)
+                c = functools.partial(torch.load, weights_only=True)
+            """,
         ),
         Example(
             title="look-alikes: numpy, a method, a user function",
-            before=(
-                "import numpy as np\n\n\ndef load(p):\n    return p\n\n"
-                "arr = np.load(p)\nself.load(p)\nmodel.load_state_dict(load(p))\n"
-            ),
+            before="""
+                import numpy as np
+
+
+                def load(p):
+                    return p
+
+                arr = np.load(p)
+                self.load(p)
+                model.load_state_dict(load(p))
+            """,
         ),
     ],
 )
@@ -136,7 +189,6 @@ def _is_load_state_dict_arg(node: cst.CSTNode, transformer: PassTransformer) -> 
 class LoadTransformer(PassTransformer):
     # The only qualified name this transformer acts on: the engine's ast precheck then skips files whose `load` is
     # some other function's (json.load, a method), without a libcst parse.
-    QUALNAMES = frozenset({"torch.load"})
 
     def _feeds_load_state_dict(self, call: cst.Call) -> bool:
         if _is_load_state_dict_arg(call, self):

@@ -34,39 +34,61 @@ PASS = Pass(
     kind=REMOVAL,
     title="capture_pre_autograd_graph(m, args) → torch.export.export(m, args).module()",
     evidence="PyTorch 2.7 release notes (removal, pytorch/pytorch#143426); deprecation warning pytorch/pytorch#125602",
-    triggers=("capture_pre_autograd_graph",),
     review_note="export() specializes shapes unless dynamic_shapes is given, and traces non-strictly from 2.8 on",
     examples=[
         Example(
-            before=(
-                "import torch\nfrom torch._export import capture_pre_autograd_graph\n\n"
-                "m = capture_pre_autograd_graph(model, (x,))\n"
-            ),
-            after="import torch\n\nm = torch.export.export(model, (x,)).module()\n",
+            before="""
+                import torch
+                from torch._export import capture_pre_autograd_graph
+
+                m = capture_pre_autograd_graph(model, (x,))
+            """,
+            after="""
+                import torch
+
+                m = torch.export.export(model, (x,)).module()
+            """,
         ),
         Example(
             title="full path, kwargs and dynamic_shapes",
-            before=(
-                'import torch\n\ngm = torch._export.capture_pre_autograd_graph(model, (x,), {"mask": m}, dynamic_shapes=shapes)\n'
-            ),
-            after='import torch\n\ngm = torch.export.export(model, (x,), {"mask": m}, dynamic_shapes=shapes).module()\n',
+            before="""
+                import torch
+
+                gm = torch._export.capture_pre_autograd_graph(model, (x,), {"mask": m}, dynamic_shapes=shapes)
+            """,
+            after="""
+                import torch
+
+                gm = torch.export.export(model, (x,), {"mask": m}, dynamic_shapes=shapes).module()
+            """,
         ),
         Example(
             title="positional dynamic_shapes becomes a keyword; alias without `import torch`",
-            before=(
-                "from torch._export import capture_pre_autograd_graph as capture\n\n"
-                "gm = capture(model, example_args, None, shapes)\n"
-            ),
-            after="from torch.export import export\n\ngm = export(model, example_args, None, dynamic_shapes=shapes).module()\n",
+            before="""
+                from torch._export import capture_pre_autograd_graph as capture
+
+                gm = capture(model, example_args, None, shapes)
+            """,
+            after="""
+                from torch.export import export
+
+                gm = export(model, example_args, None, dynamic_shapes=shapes).module()
+            """,
         ),
         Example(
             title="**kwargs: finding",
-            before="import torch\n\ngm = torch._export.capture_pre_autograd_graph(model, **options)\n",
+            before="""
+                import torch
+
+                gm = torch._export.capture_pre_autograd_graph(model, **options)
+            """,
             findings=1,
         ),
         Example(
             title="a method of the same name is not touched",
-            before="manager = manager.capture_pre_autograd_graph()\n",
+            before="""
+                manager = manager.capture_pre_autograd_graph()
+            """,
         ),
     ],
 )

@@ -75,31 +75,70 @@ PASS = Pass(
     triggers=("lr_scheduler",),
     examples=[
         Example(
-            before="import torch\n\nsched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5, verbose=False)\n",
-            after="import torch\n\nsched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)\n",
+            before="""
+                import torch
+
+                sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5, verbose=False)
+            """,
+            after="""
+                import torch
+
+                sched = torch.optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)
+            """,
         ),
         Example(
             title="alias; verbose=True also gets a finding (the printing is gone)",
-            before="from torch.optim import lr_scheduler as ls\n\ns = ls.ReduceLROnPlateau(opt, mode='min', verbose=True, patience=3)\n",
-            after="from torch.optim import lr_scheduler as ls\n\ns = ls.ReduceLROnPlateau(opt, mode='min', patience=3)\n",
+            before="""
+                from torch.optim import lr_scheduler as ls
+
+                s = ls.ReduceLROnPlateau(opt, mode='min', verbose=True, patience=3)
+            """,
+            after="""
+                from torch.optim import lr_scheduler as ls
+
+                s = ls.ReduceLROnPlateau(opt, mode='min', patience=3)
+            """,
             findings=1,
         ),
         Example(
             title="from-import, multi-line call",
-            before=(
-                "from torch.optim.lr_scheduler import OneCycleLR\n\n"
-                "s = OneCycleLR(\n    opt,\n    max_lr=0.1,\n    total_steps=100,\n    verbose=False,\n)\n"
-            ),
-            after="from torch.optim.lr_scheduler import OneCycleLR\n\ns = OneCycleLR(\n    opt,\n    max_lr=0.1,\n    total_steps=100,\n)\n",
+            before="""
+                from torch.optim.lr_scheduler import OneCycleLR
+
+                s = OneCycleLR(
+                    opt,
+                    max_lr=0.1,
+                    total_steps=100,
+                    verbose=False,
+                )
+            """,
+            after="""
+                from torch.optim.lr_scheduler import OneCycleLR
+
+                s = OneCycleLR(
+                    opt,
+                    max_lr=0.1,
+                    total_steps=100,
+                )
+            """,
         ),
         Example(
             title="positional verbose: finding",
-            before="import torch\n\ns = torch.optim.lr_scheduler.ExponentialLR(opt, 0.9, -1, True)\n",
+            before="""
+                import torch
+
+                s = torch.optim.lr_scheduler.ExponentialLR(opt, 0.9, -1, True)
+            """,
             findings=1,
         ),
         Example(
             title="look-alikes: another library's scheduler, other functions' verbose",
-            before="import transformers\n\ns = transformers.StepLR(opt, verbose=True)\nprint(x, verbose=True)\n",
+            before="""
+                import transformers
+
+                s = transformers.StepLR(opt, verbose=True)
+                print(x, verbose=True)
+            """,
         ),
     ],
 )

@@ -55,31 +55,41 @@ PASS = Pass(
     examples=[
         Example(
             title="eager dynamic quantization",
-            before="import torch\nfrom torch.ao.quantization import quantize_dynamic\n\nq = quantize_dynamic(m, {torch.nn.Linear})\n",
+            before="""
+                import torch
+                from torch.ao.quantization import quantize_dynamic
+
+                q = quantize_dynamic(m, {torch.nn.Linear})
+            """,
             findings=1,
         ),
         Example(
             title="FX mode and the legacy alias: one finding per import",
-            before=(
-                "import torch.quantization as tq\nfrom torch.ao.quantization.quantize_fx import prepare_fx, convert_fx\n\n"
-                "qconfig = tq.get_default_qconfig('x86')\n"
-            ),
+            before="""
+                import torch.quantization as tq
+                from torch.ao.quantization.quantize_fx import prepare_fx, convert_fx
+
+                qconfig = tq.get_default_qconfig('x86')
+            """,
             findings=2,
         ),
         Example(
             title="use through `import torch`",
-            before=(
-                "import torch\n\nq = torch.ao.quantization.quantize_dynamic(m, {torch.nn.Linear}, dtype=torch.qint8)\n"
-                "p = torch.ao.quantization.quantize_pt2e.prepare_pt2e(gm, quantizer)\n"
-            ),
+            before="""
+                import torch
+
+                q = torch.ao.quantization.quantize_dynamic(m, {torch.nn.Linear}, dtype=torch.qint8)
+                p = torch.ao.quantization.quantize_pt2e.prepare_pt2e(gm, quantizer)
+            """,
             findings=1,
         ),
         Example(
             title="PT2E imports are the pt2e-quant pass's job; other `quantization` modules are not torch's",
-            before=(
-                "from torch.ao.quantization.quantize_pt2e import prepare_pt2e\n"
-                "from torchao.quantization import quantize_\nimport mylib.quantization\n"
-            ),
+            before="""
+                from torch.ao.quantization.quantize_pt2e import prepare_pt2e
+                from torchao.quantization import quantize_
+                import mylib.quantization
+            """,
         ),
     ],
 )

@@ -38,28 +38,52 @@ PASS = Pass(
     examples=[
         Example(
             title="the release note's function",
-            before=(
-                "import torch\n\nclass Func(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, inp):\n"
-                "        inp.add_(1)\n        ctx.mark_dirty(inp)\n        return inp\n\n"
-                "    @staticmethod\n    def backward(ctx, gO):\n        return gO\n"
-            ),
+            before="""
+                import torch
+
+                class Func(torch.autograd.Function):
+                    @staticmethod
+                    def forward(ctx, inp):
+                        inp.add_(1)
+                        ctx.mark_dirty(inp)
+                        return inp
+
+                    @staticmethod
+                    def backward(ctx, gO):
+                        return gO
+            """,
             findings=1,
         ),
         Example(
             title="from-import of Function, setup_context style",
-            before=(
-                "from torch.autograd import Function\n\nclass AddOne(Function):\n    @staticmethod\n"
-                "    def forward(x):\n        return x.add_(1)\n\n    @staticmethod\n"
-                "    def setup_context(ctx, inputs, output):\n        ctx.mark_dirty(inputs[0])\n"
-            ),
+            before="""
+                from torch.autograd import Function
+
+                class AddOne(Function):
+                    @staticmethod
+                    def forward(x):
+                        return x.add_(1)
+
+                    @staticmethod
+                    def setup_context(ctx, inputs, output):
+                        ctx.mark_dirty(inputs[0])
+            """,
             findings=1,
         ),
         Example(
             title="other classes with a mark_dirty method, and out-of-place functions, are not reported",
-            before=(
-                "import torch\n\nclass Cache:\n    def forward(self, ctx, x):\n        ctx.mark_dirty(x)\n\n"
-                "class Double(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n        return x * 2\n"
-            ),
+            before="""
+                import torch
+
+                class Cache:
+                    def forward(self, ctx, x):
+                        ctx.mark_dirty(x)
+
+                class Double(torch.autograd.Function):
+                    @staticmethod
+                    def forward(ctx, x):
+                        return x * 2
+            """,
         ),
     ],
 )

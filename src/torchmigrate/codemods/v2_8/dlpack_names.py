@@ -27,7 +27,6 @@ PASS = Pass(
     kind=REMOVAL,
     title="DLDeviceType.kDLGPU / kDLCPUPinned → kDLCUDA / kDLCUDAHost",
     evidence="PyTorch 2.8 release notes, BC-breaking 'Upgraded DLPack to 1.0' (pytorch/pytorch#145000)",
-    triggers=("kDLGPU", "kDLCPUPinned"),
     renames={
         "torch.utils.dlpack.DLDeviceType.kDLGPU": "torch.utils.dlpack.DLDeviceType.kDLCUDA",
         "torch.utils.dlpack.DLDeviceType.kDLCPUPinned": "torch.utils.dlpack.DLDeviceType.kDLCUDAHost",
@@ -35,22 +34,54 @@ PASS = Pass(
     examples=[
         Example(
             title="from-imported enum",
-            before=("from torch.utils.dlpack import DLDeviceType\n\nd1 = DLDeviceType.kDLGPU\nd2 = DLDeviceType.kDLCPUPinned\n"),
-            after=("from torch.utils.dlpack import DLDeviceType\n\nd1 = DLDeviceType.kDLCUDA\nd2 = DLDeviceType.kDLCUDAHost\n"),
+            before="""
+                from torch.utils.dlpack import DLDeviceType
+
+                d1 = DLDeviceType.kDLGPU
+                d2 = DLDeviceType.kDLCPUPinned
+            """,
+            after="""
+                from torch.utils.dlpack import DLDeviceType
+
+                d1 = DLDeviceType.kDLCUDA
+                d2 = DLDeviceType.kDLCUDAHost
+            """,
         ),
         Example(
             title="full path and import torch as th",
-            before="import torch as th\n\nif dev == th.utils.dlpack.DLDeviceType.kDLGPU:\n    pass\n",
-            after="import torch as th\n\nif dev == th.utils.dlpack.DLDeviceType.kDLCUDA:\n    pass\n",
+            before="""
+                import torch as th
+
+                if dev == th.utils.dlpack.DLDeviceType.kDLGPU:
+                    pass
+            """,
+            after="""
+                import torch as th
+
+                if dev == th.utils.dlpack.DLDeviceType.kDLCUDA:
+                    pass
+            """,
         ),
         Example(
             title="aliased enum",
-            before="from torch.utils.dlpack import DLDeviceType as DT\n\nkinds = {DT.kDLGPU: 'cuda', DT.kDLCPU: 'cpu'}\n",
-            after="from torch.utils.dlpack import DLDeviceType as DT\n\nkinds = {DT.kDLCUDA: 'cuda', DT.kDLCPU: 'cpu'}\n",
+            before="""
+                from torch.utils.dlpack import DLDeviceType as DT
+
+                kinds = {DT.kDLGPU: 'cuda', DT.kDLCPU: 'cpu'}
+            """,
+            after="""
+                from torch.utils.dlpack import DLDeviceType as DT
+
+                kinds = {DT.kDLCUDA: 'cuda', DT.kDLCPU: 'cpu'}
+            """,
         ),
         Example(
             title="another library's enum of the same name is not touched",
-            before="from mylib.dlpack import DLDeviceType\n\nd = DLDeviceType.kDLGPU\n",
+            before="""
+                from mylib.dlpack import DLDeviceType
+
+                d = DLDeviceType.kDLGPU
+            """,
         ),
     ],
 )

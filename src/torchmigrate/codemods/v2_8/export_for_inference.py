@@ -30,41 +30,63 @@ PASS = Pass(
     safety=SAFE,
     title="export_for_inference(...) → export_for_training(..., strict=True).run_decompositions(...)",
     evidence="PyTorch 2.8 release notes (removal: pytorch/pytorch#149078; strict default: pytorch/pytorch#148790)",
-    triggers=("export_for_inference",),
     examples=[
         Example(
             title="decomposition table",
-            before="import torch\n\nep = torch.export.export_for_inference(model, (x,), decomp_table=table)\n",
-            after=(
-                "import torch\n\n"
-                "ep = torch.export.export_for_training(model, (x,), strict=True).run_decompositions(decomp_table=table)\n"
-            ),
+            before="""
+                import torch
+
+                ep = torch.export.export_for_inference(model, (x,), decomp_table=table)
+            """,
+            after="""
+                import torch
+
+                ep = torch.export.export_for_training(model, (x,), strict=True).run_decompositions(decomp_table=table)
+            """,
         ),
         Example(
             title="alias, no table",
-            before="from torch.export import export_for_inference as efi\n\nep = efi(model, (x,))\n",
-            after=(
-                "from torch.export import export_for_training\n\n"
-                "ep = export_for_training(model, (x,), strict=True).run_decompositions()\n"
-            ),
+            before="""
+                from torch.export import export_for_inference as efi
+
+                ep = efi(model, (x,))
+            """,
+            after="""
+                from torch.export import export_for_training
+
+                ep = export_for_training(model, (x,), strict=True).run_decompositions()
+            """,
         ),
         Example(
             title="import torch as th, explicit strict and kwargs kept",
-            before=(
-                "import torch as th\n\nep = th.export.export_for_inference(m, args, {'y': y}, strict=False, decomp_table=None)\n"
-            ),
-            after=(
-                "import torch as th\n\nep = th.export.export_for_training(m, args, {'y': y}, strict=False).run_decompositions()\n"
-            ),
+            before="""
+                import torch as th
+
+                ep = th.export.export_for_inference(m, args, {'y': y}, strict=False, decomp_table=None)
+            """,
+            after="""
+                import torch as th
+
+                ep = th.export.export_for_training(m, args, {'y': y}, strict=False).run_decompositions()
+            """,
         ),
         Example(
             title="**kwargs may hide decomp_table: finding",
-            before="import torch\n\nep = torch.export.export_for_inference(m, args, **opts)\n",
+            before="""
+                import torch
+
+                ep = torch.export.export_for_inference(m, args, **opts)
+            """,
             findings=1,
         ),
         Example(
             title="a user function of the same name is not touched",
-            before="def export_for_inference(m, a):\n    return m\n\nep = export_for_inference(model, (x,))\n",
+            before="""
+                def export_for_inference(m, a):
+                    return m
+
+                ep = export_for_inference(model, (x,))
+            """,
         ),
     ],
 )

@@ -41,36 +41,64 @@ PASS = Pass(
     kind=BEHAVIOUR,
     title="torch.export.export(m, args) → export(m, args, strict=True) (keep the pre-2.8 default)",
     evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#148790, #150941)",
-    triggers=("export",),
     opt_in=True,
     review_note="strict=True keeps the TorchDynamo tracer of 2.7; drop it to adopt the non-strict default",
     examples=[
         Example(
-            before="import torch\n\nep = torch.export.export(model, (x,))\n",
-            after="import torch\n\nep = torch.export.export(model, (x,), strict=True)\n",
+            before="""
+                import torch
+
+                ep = torch.export.export(model, (x,))
+            """,
+            after="""
+                import torch
+
+                ep = torch.export.export(model, (x,), strict=True)
+            """,
         ),
         Example(
             title="from-import, alias and export_for_training",
-            before=(
-                "from torch.export import export as tx, export_for_training\n\n"
-                "a = tx(model, (x,), dynamic_shapes=shapes)\nb = export_for_training(model, (x,))\n"
-            ),
-            after=(
-                "from torch.export import export as tx, export_for_training\n\n"
-                "a = tx(model, (x,), dynamic_shapes=shapes, strict=True)\nb = export_for_training(model, (x,), strict=True)\n"
-            ),
+            before="""
+                from torch.export import export as tx, export_for_training
+
+                a = tx(model, (x,), dynamic_shapes=shapes)
+                b = export_for_training(model, (x,))
+            """,
+            after="""
+                from torch.export import export as tx, export_for_training
+
+                a = tx(model, (x,), dynamic_shapes=shapes, strict=True)
+                b = export_for_training(model, (x,), strict=True)
+            """,
         ),
         Example(
             title="an explicit choice is kept",
-            before="import torch\n\nep = torch.export.export(model, (x,), strict=False)\n",
+            before="""
+                import torch
+
+                ep = torch.export.export(model, (x,), strict=False)
+            """,
         ),
         Example(
             title="**kwargs may carry strict",
-            before="import torch\n\nep = torch.export.export(model, (x,), **opts)\n",
+            before="""
+                import torch
+
+                ep = torch.export.export(model, (x,), **opts)
+            """,
         ),
         Example(
             title="torch.onnx.export and user functions named export are not touched",
-            before="import torch\n\ntorch.onnx.export(model, (x,), 'm.onnx')\n\ndef export(m):\n    return m\n\nexport(model)\n",
+            before="""
+                import torch
+
+                torch.onnx.export(model, (x,), 'm.onnx')
+
+                def export(m):
+                    return m
+
+                export(model)
+            """,
         ),
     ],
 )

@@ -38,34 +38,52 @@ PASS = Pass(
     kind=REMOVAL,
     title="definitely_true(x) → guard_or_false(x); definitely_false(x) → not guard_or_true(x)",
     evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#152463)",
-    triggers=("definitely_true", "definitely_false"),
     review_note="guard_or_* is the documented replacement; check code relying on the exact guards added",
     examples=[
         Example(
             title="the release note's example",
-            before=(
-                "from torch.fx.experimental.symbolic_shapes import definitely_false, definitely_true\n\n"
-                "if definitely_true(x):\n    pass\n\nif definitely_false(y):\n    pass\n"
-            ),
-            after=(
-                "from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true\n\n"
-                "if guard_or_false(x):\n    pass\n\nif not guard_or_true(y):\n    pass\n"
-            ),
+            before="""
+                from torch.fx.experimental.symbolic_shapes import definitely_false, definitely_true
+
+                if definitely_true(x):
+                    pass
+
+                if definitely_false(y):
+                    pass
+            """,
+            after="""
+                from torch.fx.experimental.symbolic_shapes import guard_or_false, guard_or_true
+
+                if guard_or_false(x):
+                    pass
+
+                if not guard_or_true(y):
+                    pass
+            """,
         ),
         Example(
             title="module alias; `not` is parenthesised inside a comparison",
-            before=(
-                "import torch.fx.experimental.symbolic_shapes as ss\n\n"
-                "same = ss.definitely_false(a == b) == flag\nok = ss.definitely_true(n > 0) and ready\n"
-            ),
-            after=(
-                "import torch.fx.experimental.symbolic_shapes as ss\n\n"
-                "same = (not ss.guard_or_true(a == b)) == flag\nok = ss.guard_or_false(n > 0) and ready\n"
-            ),
+            before="""
+                import torch.fx.experimental.symbolic_shapes as ss
+
+                same = ss.definitely_false(a == b) == flag
+                ok = ss.definitely_true(n > 0) and ready
+            """,
+            after="""
+                import torch.fx.experimental.symbolic_shapes as ss
+
+                same = (not ss.guard_or_true(a == b)) == flag
+                ok = ss.guard_or_false(n > 0) and ready
+            """,
         ),
         Example(
             title="a local helper of the same name is not touched",
-            before="def definitely_true(x):\n    return bool(x)\n\nflag = definitely_true(y)\n",
+            before="""
+                def definitely_true(x):
+                    return bool(x)
+
+                flag = definitely_true(y)
+            """,
         ),
     ],
 )

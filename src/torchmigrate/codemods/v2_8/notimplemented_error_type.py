@@ -47,30 +47,61 @@ PASS = Pass(
     examples=[
         Example(
             title="a fallback handler that now also catches dtype errors",
-            before=(
-                "import torch\n\ntry:\n    y = torch.nn.functional.hardshrink(x)\nexcept NotImplementedError:\n"
-                "    y = slow_path(x)\n"
-            ),
+            before="""
+                import torch
+
+                try:
+                    y = torch.nn.functional.hardshrink(x)
+                except NotImplementedError:
+                    y = slow_path(x)
+            """,
             findings=1,
         ),
         Example(
             title="an nn module from a from-import, handler in a tuple",
-            before=(
-                "from torch import nn\n\ntry:\n    y = nn.Hardshrink()(x)\nexcept (NotImplementedError, TypeError):\n    y = x\n"
-            ),
+            before="""
+                from torch import nn
+
+                try:
+                    y = nn.Hardshrink()(x)
+                except (NotImplementedError, TypeError):
+                    y = x
+            """,
             findings=1,
         ),
         Example(
             title="except RuntimeError still catches NotImplementedError (a subclass): nothing to report",
-            before="import torch\n\ntry:\n    y = torch.nn.Hardshrink()(x)\nexcept RuntimeError:\n    y = x\n",
+            before="""
+                import torch
+
+                try:
+                    y = torch.nn.Hardshrink()(x)
+                except RuntimeError:
+                    y = x
+            """,
         ),
         Example(
             title="handlers that already catch both, and try bodies without torch calls, are fine",
-            before=(
-                "import torch\n\ntry:\n    y = torch.erfinv(x)\nexcept (NotImplementedError, RuntimeError):\n    y = x\n\n"
-                "try:\n    backend.run(x)\nexcept NotImplementedError:\n    pass\n\n"
-                "from torch.utils._sympy.solve import try_solve\n\ntry:\n    r = try_solve(expr, s)\nexcept NotImplementedError:\n    r = None\n"
-            ),
+            before="""
+                import torch
+
+                try:
+                    y = torch.erfinv(x)
+                except (NotImplementedError, RuntimeError):
+                    y = x
+
+                try:
+                    backend.run(x)
+                except NotImplementedError:
+                    pass
+
+                from torch.utils._sympy.solve import try_solve
+
+                try:
+                    r = try_solve(expr, s)
+                except NotImplementedError:
+                    r = None
+            """,
         ),
     ],
 )

@@ -27,28 +27,49 @@ PASS = Pass(
     kind=DEPRECATION,
     title="torch.fx._symbolic_trace.is_fx_tracing() → is_fx_symbolic_tracing()",
     evidence="PyTorch 2.9 release notes, FX (pytorch/pytorch#161385); torch 2.13 logs a warning from is_fx_tracing",
-    triggers=("is_fx_tracing",),
     review_note="is_fx_symbolic_tracing() is False under torch.export/compile, where is_fx_tracing() was True",
     renames={"torch.fx._symbolic_trace.is_fx_tracing": "torch.fx._symbolic_trace.is_fx_symbolic_tracing"},
     examples=[
         Example(
-            before=(
-                "from torch.fx._symbolic_trace import is_fx_tracing\n\n"
-                "def forward(self, x):\n    if not is_fx_tracing():\n        assert x.shape[0] > 0\n    return x\n"
-            ),
-            after=(
-                "from torch.fx._symbolic_trace import is_fx_symbolic_tracing\n\n"
-                "def forward(self, x):\n    if not is_fx_symbolic_tracing():\n        assert x.shape[0] > 0\n    return x\n"
-            ),
+            before="""
+                from torch.fx._symbolic_trace import is_fx_tracing
+
+                def forward(self, x):
+                    if not is_fx_tracing():
+                        assert x.shape[0] > 0
+                    return x
+            """,
+            after="""
+                from torch.fx._symbolic_trace import is_fx_symbolic_tracing
+
+                def forward(self, x):
+                    if not is_fx_symbolic_tracing():
+                        assert x.shape[0] > 0
+                    return x
+            """,
         ),
         Example(
             title="attribute access",
-            before="import torch\n\nif torch.fx._symbolic_trace.is_fx_tracing():\n    pass\n",
-            after="import torch\n\nif torch.fx._symbolic_trace.is_fx_symbolic_tracing():\n    pass\n",
+            before="""
+                import torch
+
+                if torch.fx._symbolic_trace.is_fx_tracing():
+                    pass
+            """,
+            after="""
+                import torch
+
+                if torch.fx._symbolic_trace.is_fx_symbolic_tracing():
+                    pass
+            """,
         ),
         Example(
             title="a project helper of the same name is not touched",
-            before="from mylib.utils import is_fx_tracing\n\nflag = is_fx_tracing()\n",
+            before="""
+                from mylib.utils import is_fx_tracing
+
+                flag = is_fx_tracing()
+            """,
         ),
     ],
 )

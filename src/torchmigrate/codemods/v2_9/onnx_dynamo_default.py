@@ -59,54 +59,93 @@ PASS = Pass(
     examples=[
         Example(
             title="dynamic_axes is a TorchScript-exporter option: keep that exporter",
-            before=(
-                'import torch\n\ntorch.onnx.export(model, (x,), "m.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}})\n'
-            ),
-            after=(
-                "import torch\n\n"
-                'torch.onnx.export(model, (x,), "m.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}}, dynamo=False)\n'
-            ),
+            before="""
+                import torch
+
+                torch.onnx.export(model, (x,), "m.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}})
+            """,
+            after="""
+                import torch
+
+                torch.onnx.export(model, (x,), "m.onnx", input_names=["x"], dynamic_axes={"x": {0: "batch"}}, dynamo=False)
+            """,
         ),
         Example(
             title="from-import, operator_export_type",
-            before=(
-                "from torch.onnx import export as onnx_export\n\n"
-                "onnx_export(model, args, f, operator_export_type=OperatorExportTypes.ONNX_ATEN_FALLBACK)\n"
-            ),
-            after=(
-                "from torch.onnx import export as onnx_export\n\n"
-                "onnx_export(model, args, f, operator_export_type=OperatorExportTypes.ONNX_ATEN_FALLBACK, dynamo=False)\n"
-            ),
+            before="""
+                from torch.onnx import export as onnx_export
+
+                onnx_export(model, args, f, operator_export_type=OperatorExportTypes.ONNX_ATEN_FALLBACK)
+            """,
+            after="""
+                from torch.onnx import export as onnx_export
+
+                onnx_export(model, args, f, operator_export_type=OperatorExportTypes.ONNX_ATEN_FALLBACK, dynamo=False)
+            """,
         ),
         Example(
             title="a plain call changes exporter: finding",
-            before='import torch\n\ntorch.onnx.export(model, (x,), "m.onnx", opset_version=17)\n',
+            before="""
+                import torch
+
+                torch.onnx.export(model, (x,), "m.onnx", opset_version=17)
+            """,
             findings=1,
         ),
         Example(
             title="an explicit choice is kept",
-            before='import torch\n\ntorch.onnx.export(model, (x,), "m.onnx", dynamic_axes=axes, dynamo=False)\n',
+            before="""
+                import torch
+
+                torch.onnx.export(model, (x,), "m.onnx", dynamic_axes=axes, dynamo=False)
+            """,
         ),
         Example(
             title="dynamo_export with positional and keyword inputs",
-            before='import torch\n\nprog = torch.onnx.dynamo_export(model, x, y, mask=m)\nprog.save("m.onnx")\n',
-            after=(
-                'import torch\n\nprog = torch.onnx.export(model, (x, y), kwargs={"mask": m}, dynamo=True)\nprog.save("m.onnx")\n'
-            ),
+            before="""
+                import torch
+
+                prog = torch.onnx.dynamo_export(model, x, y, mask=m)
+                prog.save("m.onnx")
+            """,
+            after="""
+                import torch
+
+                prog = torch.onnx.export(model, (x, y), kwargs={"mask": m}, dynamo=True)
+                prog.save("m.onnx")
+            """,
         ),
         Example(
             title="dynamo_export, from-import alias, one input",
-            before="from torch.onnx import dynamo_export as dx\n\nprog = dx(model, x)\n",
-            after="from torch.onnx import export\n\nprog = export(model, (x,), dynamo=True)\n",
+            before="""
+                from torch.onnx import dynamo_export as dx
+
+                prog = dx(model, x)
+            """,
+            after="""
+                from torch.onnx import export
+
+                prog = export(model, (x,), dynamo=True)
+            """,
         ),
         Example(
             title="export_options has no direct equivalent: finding",
-            before="import torch\n\nprog = torch.onnx.dynamo_export(model, x, export_options=opts)\n",
+            before="""
+                import torch
+
+                prog = torch.onnx.dynamo_export(model, x, export_options=opts)
+            """,
             findings=1,
         ),
         Example(
             title="torch.export.export and other libraries' export are not touched",
-            before="import torch\nimport mylib.onnx\n\nep = torch.export.export(model, (x,))\nmylib.onnx.export(model, x, dynamic_axes=axes)\n",
+            before="""
+                import torch
+                import mylib.onnx
+
+                ep = torch.export.export(model, (x,))
+                mylib.onnx.export(model, x, dynamic_axes=axes)
+            """,
         ),
     ],
 )

@@ -34,31 +34,59 @@ PASS = Pass(
     triggers=("pin_memory_device",),
     examples=[
         Example(
-            before=(
-                "import torch\n\n"
-                'loader = torch.utils.data.DataLoader(ds, batch_size=8, pin_memory=True, pin_memory_device="cuda")\n'
-            ),
-            after="import torch\n\nloader = torch.utils.data.DataLoader(ds, batch_size=8, pin_memory=True)\n",
+            before="""
+                import torch
+
+                loader = torch.utils.data.DataLoader(ds, batch_size=8, pin_memory=True, pin_memory_device="cuda")
+            """,
+            after="""
+                import torch
+
+                loader = torch.utils.data.DataLoader(ds, batch_size=8, pin_memory=True)
+            """,
         ),
         Example(
             title="from-import, multi-line call",
-            before=(
-                "from torch.utils.data import DataLoader\n\n"
-                "loader = DataLoader(\n    ds,\n    pin_memory=True,\n    pin_memory_device=device,\n    num_workers=2,\n)\n"
-            ),
-            after=(
-                "from torch.utils.data import DataLoader\n\n"
-                "loader = DataLoader(\n    ds,\n    pin_memory=True,\n    num_workers=2,\n)\n"
-            ),
+            before="""
+                from torch.utils.data import DataLoader
+
+                loader = DataLoader(
+                    ds,
+                    pin_memory=True,
+                    pin_memory_device=device,
+                    num_workers=2,
+                )
+            """,
+            after="""
+                from torch.utils.data import DataLoader
+
+                loader = DataLoader(
+                    ds,
+                    pin_memory=True,
+                    num_workers=2,
+                )
+            """,
         ),
         Example(
             title="alias",
-            before='from torch.utils.data import DataLoader as DL\n\nloader = DL(ds, pin_memory_device="cuda:0")\n',
-            after="from torch.utils.data import DataLoader as DL\n\nloader = DL(ds)\n",
+            before="""
+                from torch.utils.data import DataLoader as DL
+
+                loader = DL(ds, pin_memory_device="cuda:0")
+            """,
+            after="""
+                from torch.utils.data import DataLoader as DL
+
+                loader = DL(ds)
+            """,
         ),
         Example(
             title="another library's DataLoader keeps its argument",
-            before='from mylib import DataLoader\n\nloader = DataLoader(ds, pin_memory_device="cuda")\n',
+            before="""
+                from mylib import DataLoader
+
+                loader = DataLoader(ds, pin_memory_device="cuda")
+            """,
         ),
     ],
 )

@@ -1,0 +1,346 @@
+"""Project files: torch pins move to the target in the author's style, CUDA indexes follow the builds, Python floors
+are reported; ``--from`` reads the same pins."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path, PurePath
+
+import pytest
+from support.cli import MIGRATE
+
+from torchmigrate.core.registry import Options
+from torchmigrate.core.results import FileResult
+from torchmigrate.core.versions import Version, parse_version
+from torchmigrate.project.detect import detect_pinned_version
+from torchmigrate.project.ecosystem import CUDA_BUILDS, cuda_replacement, python_floor, torchaudio_for, torchvision_for
+from torchmigrate.project.pins import project_kind
+from torchmigrate.project.specs import admits, move_spec
+from torchmigrate.run.files import discover
+from torchmigrate.run.handlers import migrate_file_text
+
+ROOT = Path(__file__).resolve().parents[2]
+V2_12 = Version(2, 12)
+
+
+def migrate(name: str, text: str, to: str = "2.12", **kw: object) -> FileResult:
+    options = Options(to=parse_version(to), from_=parse_version("2.7"), **kw)  # type: ignore[arg-type]
+    result = migrate_file_text(PurePath(name), text, options, name)
+    assert result.error is None, result.error
+    return result
+
+
+@pytest.mark.parametrize(
+    ("spec", "moved"),
+    [
+        ("==2.7.1", "==2.12.0"),
+        ("==2.7", "==2.12"),
+        ("==2.7.*", "==2.12.*"),
+        ("===2.7.1", "===2.12.0"),
+        ("~=2.7.0", "~=2.12.0"),
+        (">=2.4,<2.8", ">=2.4,<2.13"),
+        ("<2.8,>=2.4", "<2.13,>=2.4"),
+        (">=2.4, <2.8.0", ">=2.4, <2.13.0"),
+        ("<=2.7.1", "<=2.12.0"),
+        ("==2.7.1+cu128", "==2.12.0+cu128"),
+        ("~=2.7", None),  # >=2.7,<3 admits 2.12
+        (">=2.4", None),
+        ("==2.12.1", None),
+        (">=2.13", None),  # never lowered
+        ("==2.13.0", None),
+        (">=2.4,!=2.12.*", None),  # cannot be moved: reported
+    ],
+)
+def test_move_spec(spec: str, moved: str | None) -> None:
+    assert move_spec(spec, V2_12) == moved
+    if moved is not None:
+        assert admits(moved, V2_12) and not admits(spec, V2_12)
+
+
+def test_ecosystem_table() -> None:
+    assert torchvision_for(V2_12) == Version(0, 27)
+    assert torchvision_for(Version(2, 5)) == Version(0, 20)
+    assert torchvision_for(Version(1, 13)) == Version(0, 14)
+    assert torchaudio_for(Version(2, 11)) == Version(2, 11) and torchaudio_for(V2_12) is None
+    assert cuda_replacement(128, V2_12) == 130
+    assert cuda_replacement(118, Version(2, 8)) == 126
+    assert cuda_replacement(124, Version(2, 7)) == 126
+    assert cuda_replacement(126, V2_12) is None
+    assert cuda_replacement(130, Version(2, 8)) is None  # newer than every 2.8 build: not ours to move
+    assert 128 not in CUDA_BUILDS[V2_12] and 130 in CUDA_BUILDS[V2_12]
+    assert python_floor(V2_12) == (3, 10) and python_floor(Version(2, 7)) == (3, 9) and python_floor(Version(1, 9)) is None
+
+
+REQUIREMENTS = """\
+# pinned for CUDA 12.8
+--extra-index-url https://download.pytorch.org/whl/cu128
+torch==2.7.1+cu128 ; platform_system == "Linux"  # the GPU build
+torchvision>=0.22,<0.23
+torch-tensorrt==2.7.0
+pytorch-lightning==2.5.0
+numpy>=1.26
+torchaudio~=2.7.0
+-f https://download.pytorch.org/whl/nightly/cu128
+"""
+REQUIREMENTS_AFTER = """\
+# pinned for CUDA 12.8
+--extra-index-url https://download.pytorch.org/whl/cu130
+torch==2.12.0+cu130 ; platform_system == "Linux"  # the GPU build
+torchvision>=0.22,<0.28
+torch-tensorrt==2.7.0
+pytorch-lightning==2.5.0
+numpy>=1.26
+torchaudio~=2.7.0
+-f https://download.pytorch.org/whl/nightly/cu128
+"""
+
+
+def test_requirements_file() -> None:
+    result = migrate("requirements-gpu.txt", REQUIREMENTS)
+    assert result.code == REQUIREMENTS_AFTER
+    assert [f.render("r") for f in result.findings] == [
+        "r:8:1: torch-pin there is no torchaudio release for torch 2.12 (the newest, 2.11.x, was built for torch 2.11): "
+        "torchaudio cannot follow the torch pin; test torchaudio 2.11 with torch 2.12 or drop the dependency"
+    ]
+    cuda = [e for e in result.edits if e.pass_id == "cuda-wheels"]
+    assert len(cuda) == 2 and all(e.safety == "review" for e in cuda)
+    assert "NVIDIA driver >= 580" in cuda[0].message and "compute capability >= 7.5" in cuda[0].message
+    assert "cu126" in cuda[0].message  # the alternative for older GPUs is named
+    # torchaudio still has a release at 2.11: it follows there.
+    assert "torchaudio~=2.11.0" in migrate("requirements.txt", REQUIREMENTS, to="2.11").code
+
+
+PYPROJECT = """\
+[project]
+name = "app"
+requires-python = ">=3.8"
+dependencies = [
+    "torch>=2.4,<2.8",
+    'torchvision==0.22.1',
+]
+
+[project.optional-dependencies]
+gpu = ["torch[opt-einsum]~=2.7.0"]
+
+[[tool.uv.index]]
+name = "pytorch-cu128"
+url = "https://download.pytorch.org/whl/cu128"
+"""
+
+
+def test_pyproject() -> None:
+    result = migrate("pyproject.toml", PYPROJECT)
+    assert result.code == PYPROJECT.replace("<2.8", "<2.13").replace("0.22.1", "0.27.0").replace("~=2.7.0", "~=2.12.0").replace(
+        "whl/cu128", "whl/cu130"
+    )
+    assert [f.render("p") for f in result.findings] == [
+        "p:3:20: python-floor the Python floor '>=3.8' admits Python 3.8, but torch 2.12 needs Python >= 3.10: raise it to '>=3.10'"
+    ]
+
+
+def test_hashed_requirements_are_moved_and_reported() -> None:
+    text = "torch==2.7.1 \\\n    --hash=sha256:0123\nnumpy==1.26.4 --hash=sha256:4567\n"
+    result = migrate("requirements.txt", text)
+    assert result.code == text.replace("2.7.1", "2.12.0")
+    assert [f.message for f in result.findings] == [
+        "torch moved to ==2.12.0: its --hash values are for the old release; regenerate them"
+    ]
+
+
+def test_direct_wheel_links_are_reported() -> None:
+    text = "torch @ https://download.pytorch.org/whl/cu128/torch-2.7.1%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl\n"
+    result = migrate("requirements.txt", text)
+    assert result.code == text
+    assert [f.message for f in result.findings] == [
+        "a direct wheel link pins torch 2.7.1: replace it with a requirement on torch 2.12"
+    ]
+    current = "torch @ https://example.org/torch-2.12.0-cp311-cp311-linux_x86_64.whl\n"
+    assert not migrate("requirements.txt", current).findings
+
+
+def test_pep_508_forms() -> None:
+    text = 'dependencies = ["torch (>=2.4, <2.8)", "torch[opt-einsum] ==2.7.1 ; python_version >= \'3.10\'"]\n'
+    assert migrate("pyproject.toml", text).code == text.replace("<2.8", "<2.13").replace("==2.7.1", "==2.12.0")
+
+
+def test_poetry_constraints() -> None:
+    text = (
+        "[tool.poetry.dependencies]\n"
+        'python = "^3.10"\n'
+        'torch = "2.7.1"\n'
+        'torchvision = { version = "^0.22.1", source = "pytorch" }\n'
+        "[tool.poetry.group.dev.dependencies]\n"
+        "torch = '~2.7'\n"
+        'torchaudio = ">=2.4 <2.8"\n'
+        'numpy = "^1.26"\n'
+    )
+    result = migrate("pyproject.toml", text, to="2.11")
+    assert result.code == (
+        "[tool.poetry.dependencies]\n"
+        'python = "^3.10"\n'
+        'torch = "2.11.0"\n'
+        'torchvision = { version = "^0.26.0", source = "pytorch" }\n'
+        "[tool.poetry.group.dev.dependencies]\n"
+        "torch = '~2.11'\n"
+        'torchaudio = ">=2.4 <2.12"\n'
+        'numpy = "^1.26"\n'
+    )
+    assert migrate("pyproject.toml", 'torch = "^2.4"\n').code == 'torch = "^2.4"\n'  # ^2.4 admits every 2.x
+    floor = migrate("pyproject.toml", '[tool.poetry.dependencies]\npython = ">=3.8,<3.13"\n')
+    assert [f.render("p") for f in floor.findings] == [
+        "p:2:11: python-floor the Python constraint '>=3.8,<3.13' admits Python 3.8, but torch 2.12 needs Python >= 3.10: "
+        "raise it to '>=3.10'"
+    ]
+    assert not migrate("pyproject.toml", '[tool.poetry.dependencies]\npython = "^3.10"\n').findings
+
+
+def test_setup_py_edits_string_literals_only_and_never_runs_it(tmp_path: Path) -> None:
+    code = (
+        "raise SystemExit('never run me')\n"
+        "# torch==2.7.1 in a comment stays\n"
+        "setup(install_requires=['torch==2.7.1', \"torchvision>=0.19,<0.23\"], python_requires='>=3.9')\n"
+    )
+    result = migrate("setup.py", code)
+    assert result.code == (
+        "raise SystemExit('never run me')\n"
+        "# torch==2.7.1 in a comment stays\n"
+        "setup(install_requires=['torch==2.12.0', \"torchvision>=0.19,<0.28\"], python_requires='>=3.9')\n"
+    )
+    assert [f.pass_id for f in result.findings] == ["python-floor"]
+
+
+def test_setup_cfg_dockerfile_and_ci() -> None:
+    cfg = "[options]\npython_requires = >=3.9\ninstall_requires =\n    torch>=2.5,<2.8\n"
+    result = migrate("setup.cfg", cfg)
+    assert result.code == cfg.replace("<2.8", "<2.13") and len(result.findings) == 1
+    docker = (
+        "FROM python:3.9-slim\n"
+        "ENV PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu128\n"
+        "RUN pip install --no-cache-dir \\\n"
+        "      torch==2.7.1 \\\n"
+        "      torchvision==0.22.1\n"
+        "COPY torch==2.7.1 /app/\n"
+    )
+    result = migrate("Dockerfile", docker)
+    assert result.code == (
+        "FROM python:3.9-slim\n"
+        "ENV PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu130\n"
+        "RUN pip install --no-cache-dir \\\n"
+        "      torch==2.12.0 \\\n"
+        "      torchvision==0.27.0\n"
+        "COPY torch==2.7.1 /app/\n"  # not a pip command
+    )
+    assert [f.message for f in result.findings] == ["the image runs Python 3.9, but torch 2.12 needs Python >= 3.10"]
+    ci = (
+        "jobs:\n  test:\n    strategy:\n      matrix:\n        python-version:\n          - '3.9'\n          - '3.12'\n"
+        "    steps:\n      - run: |\n          python -m pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118\n"
+    )
+    result = migrate(".github/workflows/test.yml", ci)
+    assert result.code == ci.replace("torch==2.7.1", "torch==2.12.0").replace("whl/cu118", "whl/cu126")
+    assert [f.message for f in result.findings] == ["the CI tests Python 3.9, but torch 2.12 needs Python >= 3.10"]
+
+
+def test_ignore_comment_select_and_ignore() -> None:
+    text = "torch==2.7.1  # migrate: ignore\ntorchvision==0.22.1  # migrate: ignore[cuda-wheels]\n"
+    assert migrate("requirements.txt", text).code == text.replace("0.22.1", "0.27.0")
+    assert migrate("requirements.txt", "torch==2.7.1\n", ignore=frozenset({"torch-pin"})).code == "torch==2.7.1\n"
+    only_cuda = migrate("requirements.txt", "torch==2.7.1+cu128\n", select=frozenset({"cuda-wheels"}))
+    assert only_cuda.code == "torch==2.7.1+cu130\n"
+
+
+def test_project_kinds_and_discovery(tmp_path: Path) -> None:
+    for name in ("requirements.txt", "requirements-dev.txt", "constraints.txt", "pyproject.toml", "setup.cfg", "Dockerfile"):
+        (tmp_path / name).write_text("torch==2.7.1\n")
+    (tmp_path / "notes.txt").write_text("torch==2.7.1\n")
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text("run: pip install torch==2.7.1\n")
+    (tmp_path / ".github" / "scripts").mkdir()
+    (tmp_path / ".github" / "scripts" / "tool.py").write_text("x = 1\n")
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".hidden" / "requirements.txt").write_text("torch==2.7.1\n")
+    found = sorted(p.relative_to(tmp_path).as_posix() for p in discover([tmp_path]))
+    assert found == [
+        ".github/workflows/ci.yml",
+        "Dockerfile",
+        "constraints.txt",
+        "pyproject.toml",
+        "requirements-dev.txt",
+        "requirements.txt",
+        "setup.cfg",
+    ]
+    assert project_kind(PurePath("requirements/base.txt")) == "requirements"
+    assert project_kind(PurePath("src/app.py")) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "pinned"),
+    [
+        ("requirements.txt", "torch==2.7.1\n", "2.7"),
+        ("constraints.txt", "torch>=2.4,<2.8\n", "2.4"),
+        ("pyproject.toml", '[project]\ndependencies = ["torch~=2.5.0"]\n', "2.5"),
+        ("setup.cfg", "[options]\ninstall_requires =\n    torch>=2.3\n", "2.3"),
+        ("setup.py", "setup(install_requires=['torch==2.6.0'])\n", "2.6"),
+        ("Dockerfile", "RUN pip install torch==2.2.2\n", "2.2"),
+        ("pyproject.toml", '[tool.poetry.dependencies]\ntorch = "^2.5"\n', "2.5"),
+    ],
+)
+def test_from_detection_reads_the_same_pins(tmp_path: Path, name: str, text: str, pinned: str) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(text)
+    assert detect_pinned_version(tmp_path) == parse_version(pinned)
+
+
+def test_example_project_from_detection_and_diff(tmp_path: Path) -> None:
+    example = ROOT / "examples" / "legacy_project"
+    assert detect_pinned_version(example) == parse_version("2.7")
+    proc = subprocess.run([str(MIGRATE), "--to", "2.12", "--diff", str(example)], capture_output=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    patch = proc.stdout.decode()
+    for line in (
+        "+--extra-index-url https://download.pytorch.org/whl/cu130",
+        "+torch==2.12.0",
+        '+    "torch>=2.7,<2.13",',
+        '+    "torchvision>=0.22,<0.28",',
+        '+    "!pip install torch==2.12.0 --extra-index-url https://download.pytorch.org/whl/cu130"',
+    ):
+        assert line in patch.splitlines(), line
+    assert b"examples/legacy_project/pyproject.toml:5:20: python-floor" in proc.stderr
+    if shutil.which("git") is None:
+        return
+    copy = tmp_path / "examples" / "legacy_project"
+    shutil.copytree(example, copy)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "fix.patch").write_bytes(proc.stdout)
+    subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, check=True)
+    applied = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    shutil.rmtree(copy)
+    shutil.copytree(example, copy)
+    assert subprocess.run([str(MIGRATE), "--to", "2.12", "examples/legacy_project"], cwd=tmp_path).returncode == 0
+    assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == applied
+
+
+def test_list_and_explain_show_project_passes() -> None:
+    listing = subprocess.run([str(MIGRATE), "--list", "--to", "2.12"], capture_output=True, timeout=60).stdout.decode()
+    assert all(pass_id in listing for pass_id in ("torch-pin", "cuda-wheels", "python-floor"))
+    explain = subprocess.run([str(MIGRATE), "--explain", "cuda-wheels"], capture_output=True, timeout=60).stdout.decode()
+    assert "(requirements.txt)" in explain and "## What to review" in explain and "whl/cu130" in explain
+
+
+def test_python_floor_matches_the_installed_torch() -> None:
+    from importlib import metadata
+
+    try:  # read the installed distribution's metadata; importing torch is not needed
+        installed = metadata.metadata("torch")
+    except metadata.PackageNotFoundError:
+        pytest.skip("torch not installed")
+    release = parse_version(installed["Version"])
+    floor = python_floor(release)
+    assert floor is not None
+    assert installed["Requires-Python"].replace(" ", "") == f">={floor[0]}.{floor[1]}"
+
+
+def test_discovery_without_project_files(tmp_path: Path) -> None:
+    (tmp_path / "requirements.txt").write_text("torch==2.7.1\n")
+    (tmp_path / "a.py").write_text("x = 1\n")
+    assert [p.name for p in discover([tmp_path], project_files=False)] == ["a.py"]

@@ -1,0 +1,93 @@
+"""The runner: worker processes give the same results in the same order, streaming with bounded look-ahead."""
+
+from __future__ import annotations
+
+import itertools
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from support.cli import MIGRATE
+
+from torchmigrate.api import make_options
+from torchmigrate.run.runner import Runner, Task, run_tasks
+
+LEGACY = "import torch\n\nep = torch.export.export_for_inference(model, (x,), decomp_table=table)\n"
+TRAINING = "from torch.export import export_for_training\n\nep = export_for_training(m, (x,))\n"
+MENTION = '"""Docs about export_for_training."""\nimport torch\n'
+PLAIN = "import os\n\nprint(os.getcwd())\n"
+BROKEN = "import torch\nep = torch.export.export_for_training(m, (x,)\n"
+
+
+@pytest.fixture
+def many(tmp_path: Path) -> Path:
+    texts = [LEGACY, TRAINING, MENTION, PLAIN, BROKEN]
+    for i in range(60):
+        folder = tmp_path / f"d{i % 3}"
+        folder.mkdir(exist_ok=True)
+        (folder / f"m{i:02d}.py").write_text(texts[i % len(texts)] + f"\nVALUE_{i} = {i}\n")
+    return tmp_path
+
+
+def _tasks(root: Path) -> list[Task]:
+    options = make_options("2.12", "2.7")
+    return [Task(p, options) for p in sorted(root.rglob("*.py"))]
+
+
+def _records(results: object) -> list[tuple[object, ...]]:
+    return [(r.path, r.new, r.edits, r.findings, r.error, r.passes_applied) for r in results]  # type: ignore[attr-defined]
+
+
+def test_worker_processes_give_identical_results_in_path_order(many: Path) -> None:
+    tasks = _tasks(many)
+    inline = _records(run_tasks(tasks, write=False, jobs=1))
+    pooled = _records(run_tasks(tasks, write=False, jobs=2))
+    assert pooled == inline
+    assert [r[0] for r in pooled] == [str(t.path) for t in tasks]
+    assert sum(1 for r in inline if r[1] is not None) == 24  # legacy + training files changed
+    assert sum(1 for r in inline if r[4] is not None) == 12  # broken files reported
+
+
+def test_results_stream_with_a_bounded_look_ahead(many: Path) -> None:
+    template = _tasks(many)
+    taken = 0
+
+    def endless() -> Iterator[Task]:
+        nonlocal taken
+        for task in itertools.cycle(template):
+            taken += 1
+            yield task
+
+    runner = Runner(jobs=2, batch_size=4)
+    try:
+        stream = runner.run(endless(), write=False)
+        first = [next(stream) for _ in range(10)]
+    finally:
+        runner.close()
+    assert [r.path for r in first] == [str(t.path) for t in template[:10]]
+    assert taken <= runner.window + 12  # never the whole (here endless) input
+
+
+def test_only_files_with_trigger_words_reach_the_engine_and_unchanged_texts_are_dropped(many: Path) -> None:
+    runner = Runner(jobs=1)
+    results = list(runner.run(_tasks(many), write=False))
+    runner.close()
+    assert runner.engine_files == 48  # PLAIN files never leave the raw-bytes prefilter
+    assert all(r.old is None and r.new is None for r in results if not r.changed)
+
+
+def test_cli_jobs_do_not_change_the_output(many: Path) -> None:
+    def run(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(
+            [str(MIGRATE), "--to", "2.12", "--from", "2.7", "--diff", "--no-cache", *args, "."],
+            cwd=many,
+            capture_output=True,
+            timeout=120,
+        )
+
+    one, two = run("--jobs", "1"), run("--jobs", "2")
+    assert one.returncode == two.returncode == 2  # the broken files
+    assert one.stdout == two.stdout and one.stdout.count(b"\n--- a/") + 1 == 24
+    assert one.stderr == two.stderr
+    assert not (many / ".torchmigrate_cache").exists()
