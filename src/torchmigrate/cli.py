@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, BinaryIO
@@ -13,12 +13,13 @@ from typing import Annotated, BinaryIO
 import typer
 
 from torchmigrate.core.about import __version__
-from torchmigrate.core.passes import PROJECT, Pass
 from torchmigrate.core.registry import all_passes, get_pass
 from torchmigrate.core.results import Summary
-from torchmigrate.core.versions import VersionError, parse_version
+from torchmigrate.core.versions import Version, VersionError, parse_version
 from torchmigrate.output import terminal
+from torchmigrate.output.docs import render_explain
 from torchmigrate.output.jsonreport import JsonReportWriter
+from torchmigrate.output.progress import ProgressBar
 from torchmigrate.run import config
 from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
 from torchmigrate.run.runner import Runner
@@ -52,38 +53,6 @@ def _ids(value: str | None) -> list[str] | None:
     if value is None:
         return None
     return [part.strip() for part in value.split(",") if part.strip()]
-
-
-def render_explain(p: Pass) -> str:
-    opt_in = f"    opt-in (run only with --select {p.id})" if p.opt_in else ""
-    lines = [
-        f"{p.id}: {p.title}",
-        f"release: {p.release}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
-        f"safety: {p.safety.value}{opt_in}",
-        f"evidence: {p.evidence}",
-        "",
-        p.doc,
-    ]
-    if p.review_note:
-        lines += ["", "## What to review", p.review_note]
-    if p.examples:
-        lines += ["", "## Examples"]
-        for number, example in enumerate(p.examples, start=1):
-            title = f" — {example.title}" if example.title else ""
-            title += f" ({example.path})" if example.path else ""
-            lines += ["", f"### Example {number}{title}", "Before:", _indent(example.before)]
-            if example.after is None:
-                reported = f" ({example.findings} finding(s) reported)" if example.findings else ""
-                lines.append("After: unchanged" + reported)
-            else:
-                lines += ["After:", _indent(example.after)]
-                if example.findings:
-                    lines.append(f"({example.findings} finding(s) reported)")
-    return "\n".join(lines).rstrip() + "\n"
-
-
-def _indent(code: str) -> str:
-    return "\n".join("    " + line if line else "" for line in code.rstrip("\n").splitlines())
 
 
 @app.command()
@@ -153,26 +122,67 @@ def migrate(
         typer.echo(f"torchmigrate {__version__}")
         raise typer.Exit(EXIT_OK)
     if explain is not None:
-        try:
-            chosen = get_pass(explain)
-        except KeyError:
-            raise _fail(f"unknown pass id {explain!r} (see `migrate --list`)") from None
-        if terminal.use_color(color.value, sys.stdout):
-            terminal.print_explain(terminal.console(sys.stdout, True, wrap=True), chosen)
-        else:
-            typer.echo(render_explain(chosen), nl=False)
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(_explain(explain, color))
     if list_:
-        try:
-            limit = parse_version(to) if to else None
-        except VersionError as exc:
-            raise _fail(f"--to: {exc}") from None
-        for p in all_passes():
-            if limit is None or p.version <= limit:
-                typer.echo(p.summary_line)
-        raise typer.Exit(EXIT_OK)
+        raise typer.Exit(_list(to))
     if diff and output_format is not OutputFormat.text:
         raise _fail(f"--diff cannot be combined with --format {output_format.value}: the report lists every edit")
+    if (git_branch or git_commit) and (diff or check):
+        raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
+    if executor not in ("local", "ray"):
+        raise _fail(f"unknown --executor {executor!r} (local or ray)")
+    all_paths = _paths(paths, repos_from, to)
+    for flag, value in (("--to", to), ("--from", from_)):
+        _version_or_fail(flag, value)
+    overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
+    request = Request(
+        plans=_plans(all_paths, overrides, config_file, isolated),
+        mode="diff" if diff else "check" if check else "write",
+        output_format=output_format,
+        output_file=output_file,
+        color=color,
+        progress=progress,
+        report=report,
+        git=GitPlan(branch=git_branch, commit=git_commit, allow_dirty=allow_dirty),
+        jobs=jobs,
+        cache=not no_cache,
+        executor=executor,
+        ray_address=ray_address,
+    )
+    raise typer.Exit(_run(request))
+
+
+def _explain(pass_id: str, color: Color) -> int:
+    try:
+        chosen = get_pass(pass_id)
+    except KeyError:
+        raise _fail(f"unknown pass id {pass_id!r} (see `migrate --list`)") from None
+    if terminal.use_color(color.value, sys.stdout):
+        terminal.print_explain(terminal.console(sys.stdout, True, wrap=True), chosen)
+    else:
+        typer.echo(render_explain(chosen), nl=False)
+    return EXIT_OK
+
+
+def _list(to: str | None) -> int:
+    limit = _version_or_fail("--to", to)
+    for p in all_passes():
+        if limit is None or p.version <= limit:
+            typer.echo(p.summary_line)
+    return EXIT_OK
+
+
+def _version_or_fail(flag: str, value: str | None) -> Version | None:
+    if value is None:
+        return None
+    try:
+        return parse_version(value)
+    except VersionError as exc:
+        raise _fail(f"{flag}: {exc}") from None
+
+
+def _paths(paths: list[Path] | None, repos_from: str | None, to: str | None) -> list[Path]:
+    """The PATHs of the run: the arguments, then the ``--repos-from`` list; each must exist."""
     all_paths: list[Path] = list(paths or [])
     if repos_from is not None:
         try:
@@ -183,18 +193,16 @@ def migrate(
         if to is None:
             raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
         raise _fail("no PATH given: name the files or folders to migrate")
-    for flag, value in (("--to", to), ("--from", from_)):
-        if value is not None:
-            try:
-                parse_version(value)
-            except VersionError as exc:
-                raise _fail(f"{flag}: {exc}") from None
     missing = [str(p) for p in all_paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
-    overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
+    return all_paths
+
+
+def _plans(paths: list[Path], overrides: config.Overrides, config_file: Path | None, isolated: bool) -> list[config.RootPlan]:
+    """One plan per PATH (its configuration and options); ``--select`` of a pass above ``--to`` is an error."""
     try:
-        plans = config.plan(all_paths, overrides, config_file, isolated)
+        plans = config.plan(paths, overrides, config_file, isolated)
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for root_plan in plans:
@@ -203,35 +211,62 @@ def migrate(
         if above:
             named = ", ".join(f"{p.id} ({p.release})" for p in above)
             raise _fail(f"--select names a pass above --to {root_plan.options.to}: {named}; raise --to or drop it")
-    if (git_branch or git_commit) and (diff or check):
-        raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
-    if executor not in ("local", "ray"):
-        raise _fail(f"unknown --executor {executor!r} (local or ray)")
+    return plans
 
-    write = not (diff or check)
-    mode = "diff" if diff else "check" if check else "write"
+
+@dataclass
+class Request:
+    """A validated command line: what to migrate, how to report it, and where the work runs."""
+
+    plans: list[config.RootPlan]
+    mode: str  # write, diff or check
+    output_format: OutputFormat
+    output_file: Path | None
+    color: Color
+    progress: bool | None
+    report: Path | None
+    git: GitPlan
+    jobs: int | None
+    cache: bool
+    executor: str
+    ray_address: str | None
+
+    @property
+    def write(self) -> bool:
+        return self.mode == "write"
+
+
+def _run(request: Request) -> int:
+    """Migrate, stream the results to the reporter, the JSON report and the progress bar; the exit code."""
     try:
-        runner = Runner(jobs=jobs, cache=not no_cache, executor=executor, ray_address=ray_address)
+        runner = Runner(jobs=request.jobs, cache=request.cache, executor=request.executor, ray_address=request.ray_address)
     except (RuntimeError, ValueError) as exc:
         raise _fail(str(exc)) from None
+    plans = request.plans
     bulk = BulkRun(
         [(plan.root, plan.options, plan.detect_from) for plan in plans],
         lambda index: config.tasks([plans[index]]),
-        write=write,
+        write=request.write,
         runner=runner,
-        git=GitPlan(branch=git_branch, commit=git_commit, allow_dirty=allow_dirty),
+        git=request.git,
     )
     writer = None
-    if report is not None:
+    if request.report is not None:
         try:
-            writer = JsonReportWriter(report, to=str(plans[0].options.to), mode=mode)
+            writer = JsonReportWriter(request.report, to=str(plans[0].options.to), mode=request.mode)
         except OSError as exc:
-            raise _fail(f"cannot write --report {report}: {exc.strerror or exc}") from None
+            raise _fail(f"cannot write --report {request.report}: {exc.strerror or exc}") from None
     summary = Summary()
-    bar = ProgressBar.maybe(progress)
+    bar = ProgressBar.maybe(request.progress)
     try:
-        with _output(output_file) as stdout:
-            reporter = terminal.Reporter(output_format.value, mode=mode, color=color.value, out=stdout, to_stdout=not output_file)
+        with _output(request.output_file) as stdout:
+            reporter = terminal.Reporter(
+                request.output_format.value,
+                mode=request.mode,
+                color=request.color.value,
+                out=stdout,
+                to_stdout=not request.output_file,
+            )
             bulk.preflight()
             for repo in bulk.repos:
                 if repo.refused:
@@ -255,13 +290,13 @@ def migrate(
                 if repo.error and not repo.refused:
                     typer.echo(f"{repo.path}: error: {repo.error}", err=True)
             if len(bulk.repos) > 1 or bulk.git is not None:
-                typer.echo(render_table(bulk.repos, written=write), err=True, nl=False)
+                typer.echo(render_table(bulk.repos, written=request.write), err=True, nl=False)
             reporter.finish(summary)
     except KeyboardInterrupt:
         # Writes are atomic and hold Ctrl-C back until done (files.write_atomic): every file is whole, old or new.
-        outcome = "each file is either fully migrated or as it was" if write else "nothing was written"
+        outcome = "each file is either fully migrated or as it was" if request.write else "nothing was written"
         typer.echo(f"migrate: interrupted: {outcome}", err=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        return EXIT_INTERRUPTED
     finally:
         if bar is not None:
             bar.stop()
@@ -271,51 +306,10 @@ def migrate(
     if writer is not None:
         writer.finish(bulk.repos)
     if summary.errors or bulk.exit_error:
-        raise typer.Exit(EXIT_ERROR)
-    if check and (summary.changed or summary.findings):
-        raise typer.Exit(EXIT_CHECK)
-    raise typer.Exit(EXIT_OK)
-
-
-class ProgressBar:
-    """A rich progress bar on stderr, redrawn at most ten times a second (no background thread)."""
-
-    def __init__(self) -> None:
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self._progress = Progress(
-            TextColumn("migrating"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-            auto_refresh=False,
-            transient=True,
-        )
-        self._task = self._progress.add_task("files", total=0)
-        self._last = 0.0
-
-    @classmethod
-    def maybe(cls, wanted: bool | None) -> ProgressBar | None:
-        if wanted is None:
-            wanted = sys.stderr.isatty()
-        return cls() if wanted else None
-
-    def start(self, total: int) -> None:
-        self._progress.update(self._task, total=total)
-        self._progress.start()
-
-    def advance(self) -> None:
-        self._progress.advance(self._task)
-        now = time.monotonic()
-        if now - self._last > 0.1:
-            self._last = now
-            self._progress.refresh()
-
-    def stop(self) -> None:
-        self._progress.refresh()
-        self._progress.stop()
+        return EXIT_ERROR
+    if request.mode == "check" and (summary.changed or summary.findings):
+        return EXIT_CHECK
+    return EXIT_OK
 
 
 @contextlib.contextmanager

@@ -48,4 +48,4 @@ def test_pass_modules_live_in_their_release_folder() -> None:
 def test_readme_pass_table_is_current() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert START in readme and END in readme
-    assert readme == with_table(readme), "README pass table is stale: run `python -m torchmigrate.docs README.md`"
+    assert readme == with_table(readme), "README pass table is stale: run `python -m torchmigrate.output.docs README.md`"

@@ -44,3 +44,13 @@ def has_bom(encoding: str) -> bool:
 
 
 BOM = codecs.BOM_UTF8.decode("utf-8")
+
+
+SUPPRESS = re.compile(r"#\s*migrate:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?")
+"""A suppression comment, in Python and in project files alike: ``# migrate: ignore`` or ``# migrate: ignore[a, b]``."""
+
+
+def suppressed_ids(match: re.Match[str]) -> frozenset[str] | None:
+    """The pass ids a :data:`SUPPRESS` match names (``None``: every pass)."""
+    ids = match.group("ids")
+    return None if ids is None else frozenset(i.strip() for i in ids.split(",") if i.strip())

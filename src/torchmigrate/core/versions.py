@@ -60,7 +60,9 @@ def parse_version(text: str, *, known_only: bool = True) -> Version:
 
 # --- pinned version detection -------------------------------------------------------------------------------
 
-_CLAUSE_RE = re.compile(r"(===|==|~=|>=|<=|!=|>|<)\s*([0-9][^,\s]*)")
+CLAUSE_RE = re.compile(r"(===|==|~=|>=|<=|!=|>|<)\s*([0-9][^\s,;\"'\])#\\]*)")
+"""One version clause of a requirement specifier (``>=2.4`` in ``torch>=2.4,<2.8``): the operator and the version,
+which ends at whitespace, a comma, a marker, a quote, a bracket, a comment or a line continuation."""
 
 
 def lowest_admitted(spec: str) -> Version | None:
@@ -70,7 +72,7 @@ def lowest_admitted(spec: str) -> Version | None:
     upper bounds says nothing about the oldest release the code supports, so it gives ``None``.
     """
     lows: list[Version] = []
-    for op, raw in _CLAUSE_RE.findall(spec):
+    for op, raw in CLAUSE_RE.findall(spec):
         if op in ("==", "===", "~=", ">=", ">"):
             try:
                 lows.append(parse_version(raw.rstrip(".*"), known_only=False))

@@ -1,11 +1,11 @@
-"""The README's table of passes, generated from the registry: ``python -m torchmigrate.docs README.md``."""
+"""The README's table of passes, generated from the registry: ``python -m torchmigrate.output.docs README.md``."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from torchmigrate.core.passes import PROJECT
+from torchmigrate.core.passes import PROJECT, Pass
 from torchmigrate.core.registry import all_passes
 
 START, END = "<!-- passes:start -->", "<!-- passes:end -->"
@@ -44,3 +44,36 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def render_explain(p: Pass) -> str:
+    opt_in = f"    opt-in (run only with --select {p.id})" if p.opt_in else ""
+    lines = [
+        f"{p.id}: {p.title}",
+        f"release: {p.release}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
+        f"safety: {p.safety.value}{opt_in}",
+        f"evidence: {p.evidence}",
+        "",
+        p.doc,
+    ]
+    if p.review_note:
+        lines += ["", "## What to review", p.review_note]
+    if p.examples:
+        lines += ["", "## Examples"]
+        for number, example in enumerate(p.examples, start=1):
+            title = f" — {example.title}" if example.title else ""
+            title += f" ({example.path})" if example.path else ""
+            lines += ["", f"### Example {number}{title}", "Before:", _indent(example.before)]
+            if example.after is None:
+                reported = f" ({example.findings} finding(s) reported)" if example.findings else ""
+                lines.append("After: unchanged" + reported)
+            else:
+                lines += ["After:", _indent(example.after)]
+                if example.findings:
+                    lines.append(f"({example.findings} finding(s) reported)")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+
+def _indent(code: str) -> str:
+    return "\n".join("    " + line if line else "" for line in code.rstrip("\n").splitlines())

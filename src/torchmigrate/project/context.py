@@ -13,13 +13,13 @@ alone.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.results import Edit, FileResult, Finding
+from torchmigrate.core.text import SUPPRESS, suppressed_ids
 from torchmigrate.core.versions import Version
 from torchmigrate.project.pins import project_kind
 
@@ -28,7 +28,6 @@ __all__ = [
     "migrate_project_text",
 ]
 
-_IGNORE_RE = re.compile(r"#\s*migrate:\s*ignore(?:\[(?P<ids>[^\]]*)\])?")
 
 
 @dataclass
@@ -55,11 +54,11 @@ class ProjectContext:
     def allowed(self, offset: int) -> bool:
         line = bisect.bisect_right(self._starts, offset) - 1
         end = self._starts[line + 1] if line + 1 < len(self._starts) else len(self.text)
-        match = _IGNORE_RE.search(self.text, self._starts[line], end)
+        match = SUPPRESS.search(self.text, self._starts[line], end)
         if match is None:
             return True
-        ids = match.group("ids")
-        return ids is not None and self.pass_.id not in {i.strip() for i in ids.split(",")}
+        ids = suppressed_ids(match)
+        return ids is not None and self.pass_.id not in ids
 
     def edit(self, offset: int, message: str) -> None:
         line, col = self.position(offset)

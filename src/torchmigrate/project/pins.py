@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from torchmigrate.core.versions import CLAUSE_RE
+
 __all__ = [
     "CLAUSE_RE",
     "PINNED_PACKAGES",
@@ -26,7 +28,6 @@ __all__ = [
 PINNED_PACKAGES = ("torch", "torchvision", "torchaudio")
 
 # A version clause: operator and version, as PEP 440 writes them (``==2.7.1+cu128``, ``>=2.4``, ``==2.7.*``).
-CLAUSE_RE = re.compile(r"(===|==|~=|>=|<=|!=|>|<)\s*([0-9][^\s,;\"'\])#\\]*)")
 _SPEC = r"(?:===|==|~=|>=|<=|!=|>|<)\s*[0-9][^\s,;\"'\])#\\]*"
 REQUIREMENT_RE = re.compile(
     r"(?<![\w.\-/=+@])(?P<name>torchvision|torchaudio|torch)(?![\w.\-])"

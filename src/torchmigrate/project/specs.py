@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from torchmigrate.core.versions import Version
+from torchmigrate.core.versions import CLAUSE_RE, Version
 from torchmigrate.project.context import apply_changes
-from torchmigrate.project.pins import CLAUSE_RE, poetry_to_pep440
+from torchmigrate.project.pins import poetry_to_pep440
 
 _VERSION_RE = re.compile(r"(?P<release>\d+(?:\.\d+)*)(?P<wild>\.\*)?(?P<rest>.*)")
 

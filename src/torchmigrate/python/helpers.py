@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -134,3 +135,58 @@ _EMPTY_MODULE = cst.Module(body=[])
 
 def code_of(node: cst.CSTNode) -> str:
     return _EMPTY_MODULE.code_for_node(node)
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A call's arguments bound to parameter names the way Python binds them: positional arguments in order, then
+    keywords. ``extra`` holds positional arguments beyond the parameters, ``unknown`` keywords that name none of them;
+    ``star`` says a ``*args`` / ``**kwargs`` argument may hide any parameter (then an absent name proves nothing)."""
+
+    args: Mapping[str, cst.Arg]
+    extra: tuple[cst.Arg, ...] = ()
+    unknown: tuple[cst.Arg, ...] = ()
+    star: bool = False
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.args
+
+    def get(self, name: str) -> cst.Arg | None:
+        return self.args.get(name)
+
+    def value(self, name: str) -> cst.BaseExpression | None:
+        found = self.args.get(name)
+        return None if found is None else found.value
+
+    @property
+    def exact(self) -> bool:
+        """Every argument is bound to a parameter and none can hide in ``*args`` / ``**kwargs``."""
+        return not (self.star or self.extra or self.unknown)
+
+
+def bind(call: cst.Call, params: Sequence[str]) -> Bound:
+    """Bind ``call``'s arguments to ``params`` (the callee's parameter names, in order):
+    ``bind(call, ("model", "args", "kwargs")).value("args")``. A keyword that repeats a positional one is left in
+    ``unknown`` (Python would raise); positional arguments after a ``*args`` are not bound."""
+    bound: dict[str, cst.Arg] = {}
+    extra: list[cst.Arg] = []
+    unknown: list[cst.Arg] = []
+    star = False
+    index = 0
+    for a in call.args:
+        if a.star:
+            star = True
+            continue
+        if a.keyword is None:
+            if star:
+                continue
+            if index < len(params):
+                bound[params[index]] = a
+            else:
+                extra.append(a)
+            index += 1
+        elif a.keyword.value in params and a.keyword.value not in bound:
+            bound[a.keyword.value] = a
+        else:
+            unknown.append(a)
+    return Bound(bound, tuple(extra), tuple(unknown), star)

@@ -6,8 +6,7 @@ import io
 import re
 import tokenize
 
-_SUPPRESS = re.compile(r"#\s*migrate:\s*ignore\b(?:\s*\[(?P<ids>[^\]]*)\])?")
-
+from torchmigrate.core.text import SUPPRESS, suppressed_ids
 
 
 def _merge(a: frozenset[str] | None, b: frozenset[str] | None) -> frozenset[str] | None:
@@ -29,9 +28,9 @@ def suppressions(text: str) -> dict[int, frozenset[str] | None]:
     except (tokenize.TokenError, SyntaxError, ValueError):  # not tokenizable: fall back to physical lines
         result: dict[int, frozenset[str] | None] = {}
         for number, line in enumerate(text.splitlines(), start=1):
-            match = _SUPPRESS.search(line)
+            match = SUPPRESS.search(line)
             if match:
-                result[number] = _ids(match.group("ids"))
+                result[number] = suppressed_ids(match)
         return result
 
 
@@ -53,8 +52,6 @@ def skips_file(text: str) -> bool:
 
 
 
-def _ids(ids: str | None) -> frozenset[str] | None:
-    return None if ids is None else frozenset(i.strip() for i in ids.split(",") if i.strip())
 
 
 
@@ -65,9 +62,9 @@ def _logical_suppressions(text: str) -> dict[int, frozenset[str] | None]:
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         kind, line = token.type, token.start[0]
         if kind == tokenize.COMMENT:
-            match = _SUPPRESS.match(token.string)
+            match = SUPPRESS.match(token.string)
             if match and first is not None:
-                pending.append(_ids(match.group("ids")))
+                pending.append(suppressed_ids(match))
             continue
         if kind in (tokenize.NL, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING):
             continue

@@ -27,7 +27,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass
-from torchmigrate.python.helpers import fix_commas, kwarg, make_kwarg
+from torchmigrate.python.helpers import bind, fix_commas, make_kwarg
 from torchmigrate.python.transform import CallContext
 
 PASS = Pass(
@@ -115,13 +115,10 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     if any(a.star for a in call.args):
         ctx.finding("assert_allclose(*args/**kwargs): rewrite to torch.testing.assert_close(...) by hand")
         return None
-    positional = [a for a in call.args if a.keyword is None]
-    if len(positional) > len(_PARAMS):
+    bound = bind(call, _PARAMS)
+    if not bound.exact or not {"actual", "expected"} <= bound.args.keys():
         return None
-    values: dict[str, cst.BaseExpression] = {name: a.value for name, a in zip(_PARAMS, positional, strict=False)}
-    values.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
-    if not {"actual", "expected"} <= values.keys() or not values.keys() <= set(_PARAMS):
-        return None
+    values: dict[str, cst.BaseExpression] = {name: a.value for name, a in bound.args.items()}
     if ("rtol" in values) != ("atol" in values):
         ctx.finding("assert_allclose with only one of rtol/atol raises ValueError: give both (or neither) to assert_close")
         return None
@@ -140,6 +137,6 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     if msg is not None and not (isinstance(msg, cst.SimpleString) and msg.evaluated_value == ""):
         args.append(make_kwarg("msg", msg))
     ctx.message = "assert_allclose → assert_close(..., equal_nan=True, check_dtype=False)"
-    if kwarg(call, "rtol") is None and len(positional) < 3:
+    if "rtol" not in bound:
         ctx.message += "; default tolerances now assert_close's (tighter for float32)"
     return call.with_changes(func=ctx.ref("torch.testing.assert_close"), args=fix_commas(args))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass
-from torchmigrate.python.helpers import arg, fix_commas
+from torchmigrate.python.helpers import bind, fix_commas
 from torchmigrate.python.transform import CallContext
 
 PASS = Pass(
@@ -116,10 +116,10 @@ def rewrite_remove(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | Non
     if any(a.star for a in call.args):
         ctx.finding("remove_weight_norm(*args/**kwargs): use torch.nn.utils.parametrize.remove_parametrizations(m, name)")
         return None
-    module = arg(call, 0, "module")
-    name = arg(call, 1, "name")
+    bound = bind(call, ("module", "name"))
+    module, name = bound.value("module"), bound.value("name")
     if module is None:
         return None
-    args = [cst.Arg(module.value), cst.Arg(name.value if name is not None else cst.SimpleString('"weight"'))]
+    args = [cst.Arg(module), cst.Arg(name if name is not None else cst.SimpleString('"weight"'))]
     ctx.message = "remove_weight_norm → parametrize.remove_parametrizations(m, name)"
     return call.with_changes(func=ctx.ref("torch.nn.utils.parametrize.remove_parametrizations"), args=fix_commas(args))
