@@ -26,9 +26,12 @@ def migrate_source(
     select: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
     path: str = "<string>",
+    unsafe_fixes: bool = True,
 ) -> FileResult:
-    """Migrate one source text. The result has ``.code``, ``.edits``, ``.findings`` and ``.error``."""
-    options = make_options(to, from_, select, ignore)
+    """Migrate one source text. The result has ``.code``, ``.edits``, ``.findings`` and ``.error``.
+
+    ``unsafe_fixes``: apply the edits of ``review`` passes too (ruff's unsafe fixes)."""
+    options = make_options(to, from_, select, ignore, unsafe_fixes)
     from torchmigrate.python.engine import migrate_text  # libcst is imported only when something is migrated
 
     return migrate_text(code, options.passes(), path)
@@ -45,6 +48,7 @@ def migrate_paths(
     cache: bool = False,
     executor: str = "local",
     ray_address: str | None = None,
+    unsafe_fixes: bool = True,
 ) -> Report:
     """Migrate every Python file, notebook and project file under ``paths``; write changes only when ``write`` is true.
 
@@ -52,7 +56,7 @@ def migrate_paths(
     ``.torchmigrate_cache/`` at each PATH's project root. ``executor="ray"`` runs the work as Ray tasks
     (``ray_address`` or ``RAY_ADDRESS``; a local Ray when unset). Results are the same whatever these say.
     """
-    options = make_options(to, from_, select, ignore)
+    options = make_options(to, from_, select, ignore, unsafe_fixes)
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:
         raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")

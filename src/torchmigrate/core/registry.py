@@ -97,6 +97,9 @@ class Options:
     from_: Version = OLDEST
     select: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
+    # Whether edits of ``review`` passes are applied (ruff's unsafe fixes). Transitional default: True keeps the
+    # behaviour of 0.1.0 until review edits become findings that carry their suggested change.
+    unsafe_fixes: bool = True
 
     def passes(self) -> list[Pass]:
         return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)

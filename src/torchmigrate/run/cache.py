@@ -70,7 +70,8 @@ def options_fingerprint(options: Options) -> str:
     :func:`tool_fingerprint` covers), so the pass registry is not loaded to compute this."""
     select = "*" if options.select is None else ",".join(sorted(options.select))
     ignore = ",".join(sorted(options.ignore))
-    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}".encode()).hexdigest()[:32]
+    unsafe = "unsafe" if options.unsafe_fixes else "safe"
+    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}".encode()).hexdigest()[:32]
 
 
 @cache

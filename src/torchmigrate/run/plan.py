@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from torchmigrate.core.registry import Options, unknown_ids
@@ -19,6 +20,7 @@ def make_options(
     from_: str | Version | None = None,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
+    unsafe_fixes: bool = True,
 ) -> Options:
     """Validated :class:`Options`; raises ``VersionError`` / ``ValueError`` with a one-line reason."""
     target = to if isinstance(to, Version) else parse_version(to)
@@ -30,7 +32,7 @@ def make_options(
     unknown = unknown_ids([*(chosen or ()), *ignored])
     if unknown:
         raise ValueError(f"unknown pass id(s): {', '.join(unknown)} (see `migrate --list`)")
-    return Options(to=target, from_=start, select=chosen, ignore=ignored)
+    return Options(to=target, from_=start, select=chosen, ignore=ignored, unsafe_fixes=unsafe_fixes)
 
 
 
@@ -39,7 +41,7 @@ def root_options(root: str | os.PathLike[str], options: Options, detect_from: bo
     if detect_from:
         pinned = detect_pinned_version(Path(root))
         if pinned is not None and pinned <= options.to:
-            return Options(options.to, pinned, options.select, options.ignore)
+            return replace(options, from_=pinned)
     return options
 
 
