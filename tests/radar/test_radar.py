@@ -64,6 +64,9 @@ OLD = {
             return dim
 
         class Thing:
+            def __init__(self, *, use_cuda=False):
+                pass
+
             def method(self, a):
                 return a
 
@@ -156,6 +159,9 @@ NEW = {
             return dim
 
         class Thing:
+            def __init__(self):
+                pass
+
             def method(self, a, *, b):
                 return a
 
@@ -235,6 +241,7 @@ def test_each_kind_of_change_is_found_with_evidence(trees: tuple[Path, Path]) ->
 
     assert ("parameter", "pkg.rename_me: parameter shapes_spec renamed to dynamic_shapes") in details
     assert ("parameter", "pkg.Thing.method: new required parameter b") in details
+    assert ("parameter", "pkg.Thing: parameter use_cuda removed") in details  # a constructor is shown as its class
     assert ("parameter", "pkg.shifty: parameter b is now behind the new positional parameter(s) extra") in details
     assert ("default", "pkg.solve: default of flag changed from False to True") in details
     renamed = next(c for c in changes if c.detail.startswith("pkg.rename_me"))

@@ -138,20 +138,22 @@ class Scan:
         return own
 
     def is_public(self, qualname: str) -> bool:
-        return is_public_name(self.shown(qualname))
+        return is_public_name(self.shown(qualname)) or qualname.endswith(".__init__") and is_public_name(qualname)
 
     def shown(self, qualname: str) -> str:
-        """The public spelling of ``qualname``: ``torch.cholesky`` for ``torch._linalg_utils.cholesky``,
-        ``torch.Tensor.qr`` for ``torch._tensor.Tensor.qr`` (the longest prefix with a public re-export)."""
-        if is_public_name(qualname):
-            return qualname
+        """The shortest public spelling of ``qualname``: ``torch.cholesky`` for ``torch._linalg_utils.cholesky``,
+        ``torch.Tensor.qr`` for ``torch._tensor.Tensor.qr``, ``torch.profiler.profile`` for
+        ``torch.profiler.profiler.profile`` (re-exports of it or of a prefix of it); a constructor is shown as its class."""
         parts = qualname.split(".")
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        best = ".".join(parts) if is_public_name(".".join(parts)) else None
         for cut in range(len(parts), 1, -1):
-            aliases = self.public_aliases.get(".".join(parts[:cut]))
-            if aliases:
-                best = sorted(aliases, key=lambda n: (n.count("."), n))[0]
-                return ".".join([best, *parts[cut:]])
-        return qualname
+            for alias in self.public_aliases.get(".".join(parts[:cut]), ()):
+                candidate = ".".join([alias, *parts[cut:]])
+                if best is None or (candidate.count("."), candidate) < (best.count("."), best):
+                    best = candidate
+        return best or ".".join(parts)
 
 
 def is_public_module(name: str) -> bool:
