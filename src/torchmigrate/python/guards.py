@@ -9,7 +9,7 @@ import libcst as cst
 from torchmigrate.python.helpers import code_of
 
 _VERSION_TEST = re.compile(
-    r"__version__|version|hasattr\s*\(|getattr\s*\(|TORCH_\w*(?:GE|GT|LT|LE|AT_LEAST|BEFORE|AFTER|\d)",
+    r"__version__|version|hasattr\s*\(|getattr\s*\(|\bin\s+dir\s*\(|TORCH_\w*(?:GE|GT|LT|LE|AT_LEAST|BEFORE|AFTER|\d)",
     re.IGNORECASE,
 )
 
@@ -20,7 +20,8 @@ _GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
 
 
 def is_version_guard(node: cst.CSTNode) -> bool:
-    """A branch chosen by a torch version check, ``hasattr``, or an import/attribute fallback.
+    """A branch chosen by a torch version check, ``hasattr`` (or ``"name" in dir(module)``), or an import/attribute
+    fallback.
 
     Code inside such a guard is legacy on purpose (it keeps older releases working), so passes leave it alone, as ruff
     does for code behind ``sys.version_info`` checks.

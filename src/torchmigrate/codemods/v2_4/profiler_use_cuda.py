@@ -103,7 +103,7 @@ PASS = Pass(
             after="""
                 import torch
 
-                with torch.autograd.profiler.profile(profile_memory=True, use_device="cuda") as prof:
+                with torch.autograd.profiler.profile(use_device="cuda", profile_memory=True) as prof:
                     step()
                 with torch.autograd.profiler.profile():
                     step()
@@ -125,6 +125,28 @@ PASS = Pass(
                 from torch.autograd import profiler
 
                 with profiler.profile(use_device="cuda") as prof:
+                    step()
+            """,
+        ),
+        Example(
+            title="a multi-line call keeps its layout; use_device folded in",
+            before="""
+                import torch
+
+                with torch.autograd.profiler.profile(
+                    record_shapes=True,
+                    use_cuda=flag,
+                    use_device="xpu",
+                ) as prof:
+                    step()
+            """,
+            after="""
+                import torch
+
+                with torch.autograd.profiler.profile(
+                    record_shapes=True,
+                    use_device="cuda" if flag else "xpu",
+                ) as prof:
                     step()
             """,
         ),
@@ -184,12 +206,13 @@ def autograd_profile(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | N
         otherwise = use_device.value if use_device is not None else cst.Name("None")
         device = cst.IfExp(test=value, body=cuda, orelse=otherwise)
     ctx.message = 'torch.autograd.profiler.profile: use_cuda= → use_device="cuda" (removed in 2.14)'
-    args = [a for a in call.args if a is not use_cuda and a is not use_device]
-    if call.args and call.args[-1] in (use_cuda, use_device):
-        tail = call.args[-1].comma
-    else:
-        tail = cst.MaybeSentinel.DEFAULT
-    new = make_kwarg("use_device", device).with_changes(comma=tail)
-    if args and isinstance(args[-1].comma, cst.MaybeSentinel):
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    return call.with_changes(args=fix_commas([*args, new]))
+    new = make_kwarg("use_device", device)
+    args: list[cst.Arg] = []
+    for a in call.args:
+        if a is use_cuda:
+            args.append(new.with_changes(comma=a.comma))  # where use_cuda stood, with its punctuation
+        elif a is not use_device:
+            args.append(a)
+    if use_device is not None and call.args[-1] is use_device:
+        args[-1] = args[-1].with_changes(comma=use_device.comma)
+    return call.with_changes(args=fix_commas(args))
