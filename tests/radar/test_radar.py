@@ -250,6 +250,7 @@ def test_each_kind_of_change_is_found_with_evidence(trees: tuple[Path, Path]) ->
 
     assert set(by(changes, "deprecation")) == {"pkg.brand_new", "pkg.util.helper"}
     assert by(changes, "deprecation")["pkg.brand_new"][0].new == "pkg.solve"
+    assert by(changes, "deprecation")["pkg.util.helper"][0].new == "-"  # "is deprecated" names no replacement
     assert by(changes, "deprecation")["pkg.util.helper"][0].detail == "pkg.util.helper: DeprecationWarning: helper(x={…}) is deprecated"
     assert set(by(changes, "undeprecation")) == {"pkg.retire"}
     assert not by(changes, "category")  # softly warns the same way
@@ -304,7 +305,8 @@ def test_wheels_and_their_metadata(trees: tuple[Path, Path], tmp_path: Path) -> 
     assert (result.old.label, result.new.label) == ("1.0.0", "1.1.0")
     metadata = {c.name: c for c in result.changes if c.kind == "metadata"}
     assert metadata["Requires-Python"].detail == "Requires-Python: >=3.10 -> >=3.11"
-    assert metadata["Requires-Dist triton"].new == "~=1.1.0"
+    assert metadata["Requires-Dist triton"].new == "triton ~=1.1.0"
+    assert metadata["Requires-Python"].old == "Requires-Python: >=3.10"
     from_trees = {(c.kind, c.detail) for c in changes_of(*trees)}
     assert {(c.kind, c.detail) for c in result.changes if c.kind != "metadata"} == from_trees
 

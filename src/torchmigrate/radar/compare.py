@@ -292,9 +292,11 @@ def _short(message: str, limit: int = 160) -> str:
 
 
 def _replacement(message: str) -> str:
-    match = re.search(r"(?:use|in favou?r of|replaced (?:with|by)|switch to)\s+`?([A-Za-z_][\w.]*(?:\(\))?)`?", message,
-                      re.IGNORECASE)
-    return match.group(1) if match else "-"
+    """The API a warning points to ("use `torch.compile`", "in favor of torch.linalg.qr"): a name in backticks, or a
+    dotted one; plain words ("use a list instead") are not names."""
+    pattern = r"(?:use|in favou?r of|replaced (?:with|by)|switch to)\s+(`[A-Za-z_][\w.]*(?:\(\))?`|[A-Za-z_]\w*\.[\w.]+)"
+    match = re.search(pattern, message, re.IGNORECASE)
+    return match.group(1).strip("`").rstrip(".") if match else "-"
 
 
 def _raises(old: Scan, new: Scan) -> Iterator[Change]:
@@ -361,13 +363,15 @@ def _metadata(old: Scan, new: Scan) -> Iterator[Change]:
         a, b = old.metadata.get(field), new.metadata.get(field)
         if a != b and (a or b):
             yield Change("metadata", field, f"{field}: {', '.join(a or ['-'])} -> {', '.join(b or ['-'])}",
-                         ", ".join(a or ["-"]), ", ".join(b or ["-"]), "changed", evidence, "project files (report)")
+                         f"{field}: {', '.join(a or ['-'])}", f"{field}: {', '.join(b or ['-'])}", "changed", evidence,
+                         "project files (report)")
     a_deps = _requirements(old.metadata.get("Requires-Dist", []))
     b_deps = _requirements(new.metadata.get("Requires-Dist", []))
     for dep in sorted(set(a_deps) | set(b_deps)):
         if a_deps.get(dep) != b_deps.get(dep):
             yield Change("metadata", f"Requires-Dist {dep}", f"{dep}: {a_deps.get(dep, '-')} -> {b_deps.get(dep, '-')}",
-                         a_deps.get(dep, "-"), b_deps.get(dep, "-"), "changed", evidence, "none (informational)")
+                         f"{dep} {a_deps.get(dep, '-')}", f"{dep} {b_deps.get(dep, '-')}", "changed", evidence,
+                         "none (informational)")
 
 
 def _requirements(lines: list[str]) -> dict[str, str]:
