@@ -100,6 +100,9 @@ class Options:
     # Whether edits of ``review`` passes are applied (ruff's unsafe fixes). Transitional default: True keeps the
     # behaviour of 0.1.0 until review edits become findings that carry their suggested change.
     unsafe_fixes: bool = True
+    # The oldest torch the project's declared requirements (pyproject.toml, setup.cfg, setup.py) admit once moved to
+    # ``to``: a CI leg that pins it tests the project's minimum and is left alone. Set per PATH by the run's plan.
+    project_floor: Version | None = None
 
     def passes(self) -> list[Pass]:
         return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)

@@ -6,10 +6,13 @@ from pathlib import Path
 
 from torchmigrate.core.versions import Version, lowest_admitted
 from torchmigrate.project.pins import project_kind, torch_specs
+from torchmigrate.project.specs import move_spec
 
 # Project files whose torch pins set the default ``--from`` (CI files are not among them: a CI matrix may test releases
 # the code does not target).
-PIN_FILE_KINDS = frozenset({"requirements", "pyproject", "setupcfg", "setuppy", "dockerfile"})
+PIN_FILE_KINDS = frozenset({"requirements", "conda", "pyproject", "setupcfg", "setuppy", "dockerfile"})
+# Project files that declare the package's own requirements (its support range), for :func:`declared_floor`.
+DECLARING_KINDS = frozenset({"pyproject", "setupcfg", "setuppy"})
 
 
 
@@ -62,3 +65,29 @@ def _read(path: Path) -> str:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def declared_floor(start: Path, target: Version) -> Version | None:
+    """The oldest torch release the project's declared requirements admit once moved to ``target``, or ``None``.
+
+    Reads the torch requirements of ``pyproject.toml``, ``setup.cfg`` and ``setup.py`` (the package's own support
+    range) in the folders :func:`detect_pinned_version` searches, moves each as the torch-pin pass would
+    (:func:`~torchmigrate.project.specs.move_spec`) and takes the oldest release the result admits: ``torch>=2.0.0``
+    stays, so the floor is 2.0; ``torch==2.7.1`` moves to the target, so the floor is the target.
+    """
+    folder = start if start.is_dir() else start.parent
+    folder = folder.resolve()
+    for candidate in (folder, *folder.parents):
+        lows: list[Version] = []
+        for path in _listdir(candidate):
+            kind = project_kind(path)
+            if kind in DECLARING_KINDS and path.is_file():
+                for spec in torch_specs(_read(path), kind):
+                    low = lowest_admitted(move_spec(spec, target) or spec)
+                    if low is not None:
+                        lows.append(low)
+        if lows:
+            return min(lows)
+        if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
+            break
+    return None

@@ -71,7 +71,8 @@ def options_fingerprint(options: Options) -> str:
     select = "*" if options.select is None else ",".join(sorted(options.select))
     ignore = ",".join(sorted(options.ignore))
     unsafe = "unsafe" if options.unsafe_fixes else "safe"
-    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}".encode()).hexdigest()[:32]
+    floor = options.project_floor or "-"
+    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}|{floor}".encode()).hexdigest()[:32]
 
 
 @cache

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from torchmigrate.core.registry import Options, unknown_ids
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
-from torchmigrate.project.detect import detect_pinned_version
+from torchmigrate.project.detect import declared_floor, detect_pinned_version
 from torchmigrate.run.cache import project_root
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
@@ -37,7 +37,11 @@ def make_options(
 
 
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
-    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it."""
+    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it; the project's
+    declared torch floor (after migration) is read for the project file passes."""
+    floor = declared_floor(Path(root), options.to)
+    if floor != options.project_floor:
+        options = replace(options, project_floor=floor)
     if detect_from:
         pinned = detect_pinned_version(Path(root))
         if pinned is not None and pinned <= options.to:
