@@ -307,9 +307,13 @@ def test_example_project_from_detection_and_diff(tmp_path: Path) -> None:
         '+    "torch>=2.7,<2.13",',
         '+    "torchvision>=0.22,<0.28",',
         '+    "!pip install torch==2.12.1 --extra-index-url https://download.pytorch.org/whl/cu130"',
+        '+        torch: ["2.7.1", "2.12.1"]',  # the newest matrix entry moves, with its include entry
+        '+          - torch: "2.12.1"',
+        '+            torchvision: "0.27.1"',
     ):
         assert line in patch.splitlines(), line
     assert b"examples/legacy_project/pyproject.toml:5:20: python-floor" in proc.stderr
+    assert b"examples/legacy_project/.github/workflows/test.yml:9:18: torch-pin left alone: it tests the lowest entry" in proc.stderr
     if shutil.which("git") is None:
         return
     copy = tmp_path / "examples" / "legacy_project"

@@ -112,7 +112,9 @@ def plan_set(rs: ReqSet, ctx: PlanContext) -> Outcome:
     needed = _needs_move(rs, target)
     if rs.minimum and needed:
         shown = ", ".join(_shown(r) for r in needed[:2])
-        out.findings.append((needed[0].start, TORCH_PIN, f"left alone: {rs.minimum} ({shown}); it is not moved to {target}"))
+        first = needed[0]
+        at = first.site.start if first.site is not None and not first.site.whole else first.start  # a matrix entry, an ARG
+        out.findings.append((at, TORCH_PIN, f"left alone: {rs.minimum} ({shown}); it is not moved to {target}"))
         return out
     if rs.image is not None and rs.image.torch and not pinned_torch and not torch_reqs:
         _image_torch(rs, ctx, out)
@@ -138,7 +140,7 @@ def plan_set(rs: ReqSet, ctx: PlanContext) -> Outcome:
     assert first is not None
     way_out = _way_out(rs, ctx)
     reasons = "; ".join(dict.fromkeys(b.reason for b in first))
-    message = f"not moved to torch {target}{_label(rs)}, nor is anything installed with it: {reasons}{way_out}"
+    message = f"torch is not moved to {target}{_label(rs)}, nor is anything installed with it: {reasons}{way_out}"
     at = first[0].at
     if ctx.may(at):
         out.findings.append((at, TORCH_PIN, message))
@@ -402,8 +404,14 @@ def _cuda_moves(rs: ReqSet, ctx: PlanContext, anchor: int) -> tuple[list[Change]
                 continue
             new = eco.cuda_replacement(number, target)
             if new is None:
-                known = "" if eco.builds_complete(target) else " (the table knows only its package-index build)"
-                blockers.append(_Blocker(start, f"torch {target} has no {variant} build ({_cuda_list(builds)}{known})"))
+                if eco.builds_complete(target):
+                    reason = f"torch {target} has no {variant} build ({_cuda_list(builds)})"
+                else:
+                    reason = (
+                        f"of torch {target}'s CUDA builds only its package-index build is known ({_cuda_list(builds)}; "
+                        f"RELEASE.md had no {target} row when the table was made): {variant} is not moved"
+                    )
+                blockers.append(_Blocker(start, reason))
             elif CUDA_WHEELS not in ctx.active:
                 blockers.append(
                     _Blocker(

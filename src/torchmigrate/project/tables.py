@@ -81,7 +81,7 @@ CUDA_BUILDS: dict[str, tuple[tuple[str, ...], str | None, str]] = {
 SOURCES = {
     "release_md": (
         "pytorch/pytorch RELEASE.md, 'Release Compatibility Matrix': Stable CUDA, Experimental CUDA and Stable ROCm "
-        "columns (rows 1.12-2.14)"
+        "columns (rows 1.12-2.14; the 2.13 row from pytorch/pytorch#187075, the 2.14 row from #194367)"
     ),
     "previous_versions": "pytorch/pytorch.github.io _get_started/previous-versions.md, the wheel commands of 1.9.0-1.11.0",
     "package_index": (
