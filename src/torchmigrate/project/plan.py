@@ -112,8 +112,8 @@ def plan_set(rs: ReqSet, ctx: PlanContext) -> Outcome:
     needed = _needs_move(rs, target)
     if rs.minimum and needed:
         shown = ", ".join(_shown(r) for r in needed[:2])
-        first = needed[0]
-        at = first.site.start if first.site is not None and not first.site.whole else first.start  # a matrix entry, an ARG
+        lead = needed[0]
+        at = lead.site.start if lead.site is not None and not lead.site.whole else lead.start  # a matrix entry, an ARG
         out.findings.append((at, TORCH_PIN, f"left alone: {rs.minimum} ({shown}); it is not moved to {target}"))
         return out
     if rs.image is not None and rs.image.torch and not pinned_torch and not torch_reqs:
