@@ -32,8 +32,6 @@ from torchmigrate.core.versions import Version
 
 __all__ = [
     "COMPANIONS",
-    "CUDA_BUILDS",
-    "PYTHON_FLOOR",
     "Release",
     "compatible",
     "companion_for",
@@ -208,6 +206,8 @@ class Table:
     builds: dict[Version, dict[str, Any]]
     sources: dict[str, str]
     conda_channel_last: Version
+    architectures: dict[Version, dict[str, str]]
+    drivers: dict[int, str]
 
     def releases(self, name: str) -> tuple[Release, ...]:
         return self.packages.get(normalize(name), ())
@@ -249,7 +249,20 @@ def load(data: dict[str, Any]) -> Table:
         major, minor = release.split(".")
         builds[Version(int(major), int(minor))] = row
     last = data["conda"]["pytorch_channel_last"].split(".")
-    return Table(data["generated"], data["source"], packages, builds, data["sources"], Version(int(last[0]), int(last[1])))
+    architectures = {}
+    for release, arches in data.get("architectures", {}).items():
+        major, minor = release.split(".")
+        architectures[Version(int(major), int(minor))] = dict(arches)
+    return Table(
+        data["generated"],
+        data["source"],
+        packages,
+        builds,
+        data["sources"],
+        Version(int(last[0]), int(last[1])),
+        architectures,
+        {int(k): v for k, v in data.get("drivers", {}).items()},
+    )
 
 
 COMPANIONS: frozenset[str] = frozenset(
@@ -388,20 +401,15 @@ def dotted(variant: int) -> str:
     return f"{variant // 10}.{variant % 10}"
 
 
-# The architectures of the CUDA builds of 2.12-2.14 ("PyTorch CUDA Support Matrix" in pytorch/pytorch RELEASE.md) and
-# the driver each CUDA major version needs (NVIDIA's CUDA minor version compatibility table).
-_DRIVERS = {13: "580", 12: "525", 11: "450"}
-
-
 def cuda_limits(variant: int, target: Version) -> str:
-    """What a CUDA build asks of the machine: the driver floor and, where known, the GPU architectures it covers."""
-    driver = _DRIVERS.get(variant // 10)
+    """What a CUDA build asks of the machine: the driver floor and, where the table knows them, the GPU architectures
+    it covers."""
+    driver = table().drivers.get(variant // 10)
     parts = [f"CUDA {dotted(variant)} wheels need an NVIDIA driver >= {driver}" if driver else f"CUDA {dotted(variant)}"]
-    if Version(2, 12) <= target <= Version(2, 14):
-        if variant >= 130:
-            parts.append("and a GPU of compute capability >= 7.5 (Turing or newer; Maxwell, Pascal and Volta are not built)")
-        elif variant == 126:
-            parts.append("and cover Maxwell (5.0) to Hopper (9.0), not Blackwell")
+    arches = table().architectures.get(target, {}).get(dotted(variant))
+    oldest = re.match(r"\s*[A-Za-z]+\s*\((\d+\.\d+)", arches or "")
+    if arches and oldest:
+        parts.append(f"and a GPU of compute capability >= {oldest.group(1)} (they cover {arches})")
     others = sorted(cuda_builds(target) - {variant})
     if others:
         parts.append(f"(torch {target} also has {', '.join(cuda_name(o) for o in others)})")
@@ -412,9 +420,13 @@ def cuda_names(variants: Iterable[int]) -> str:
     return "/".join(cuda_name(v) for v in sorted(variants))
 
 
-# Derived views kept for callers of the former hand-written tables.
-CUDA_BUILDS: dict[Version, frozenset[int]] = {v: cuda_builds(v) for v in sorted({r.feature for r in table().releases("torch")})}
-PYTHON_FLOOR: dict[Version, tuple[int, int]] = _python_floors()
+def __getattr__(name: str) -> Any:
+    """Derived views kept for callers of the former hand-written tables (computed from the table when first asked)."""
+    if name == "CUDA_BUILDS":
+        return {v: cuda_builds(v) for v in sorted({r.feature for r in table().releases("torch")})}
+    if name == "PYTHON_FLOOR":
+        return _python_floors()
+    raise AttributeError(name)
 
 
 def torchvision_for(torch: Version) -> Version | None:

@@ -88,7 +88,20 @@ SOURCES = {
         "the package index's default Linux wheel: its CUDA from the nvidia-*-cuXX / cuda-toolkit pins in Requires-Dist"
     ),
     "cpu": "every release has CPU wheels (previous-versions.md: a 'CPU only' command for each release)",
+    "architectures": "pytorch/pytorch RELEASE.md, 'PyTorch CUDA Support Matrix' (releases 2.12, 2.13 and 2.14)",
+    "drivers": "NVIDIA CUDA Compatibility guide: minimum driver for CUDA minor version compatibility (11.x, 12.x, 13.x)",
 }
+
+# The GPU architectures of each CUDA build ("PyTorch CUDA Support Matrix" in pytorch/pytorch RELEASE.md, which lists
+# them for 2.12, 2.13 and 2.14, Linux x86 and Windows builds), and the driver each CUDA major version needs (NVIDIA's
+# CUDA Compatibility guide, minimum driver for CUDA minor version compatibility).
+_ARCHES_2_12 = {
+    "12.6": "Maxwell (5.0), Pascal (6.0), Volta (7.0), Turing (7.5), Ampere (8.0, 8.6), Hopper (9.0)",
+    "13.0": "Turing (7.5), Ampere (8.0, 8.6), Hopper (9.0), Blackwell (10.0, 12.0+PTX)",
+    "13.2": "Turing (7.5), Ampere (8.0, 8.6), Hopper (9.0), Blackwell (10.0, 12.0+PTX)",
+}
+ARCHITECTURES = {"2.12": _ARCHES_2_12, "2.13": _ARCHES_2_12, "2.14": _ARCHES_2_12}
+DRIVERS = {"13": "580", "12": "525", "11": "450"}
 
 # Facts about conda: the ``pytorch`` channel stopped with 2.5 (pytorch/pytorch#138506).
 CONDA = {
@@ -220,6 +233,8 @@ def build(packages: dict[str, Any], generated: str) -> dict[str, Any]:
         "builds": {
             release: {"cuda": list(cuda), "rocm": rocm, "source": source} for release, (cuda, rocm, source) in CUDA_BUILDS.items()
         },
+        "architectures": ARCHITECTURES,
+        "drivers": DRIVERS,
         "sources": SOURCES,
         "conda": CONDA,
     }
@@ -231,7 +246,7 @@ def check_table(table: dict[str, Any]) -> list[str]:
     wheel's ``Requires-Python``, a missing source. The generator refuses to write a table with errors, and a test
     runs this on the committed one."""
     errors: list[str] = []
-    for key in ("generated", "command", "source", "packages", "builds", "sources", "conda"):
+    for key in ("generated", "command", "source", "packages", "builds", "architectures", "drivers", "sources", "conda"):
         if key not in table:
             errors.append(f"missing key {key!r}")
     if errors:
@@ -286,6 +301,11 @@ def check_table(table: dict[str, Any]) -> list[str]:
             default = _default_cuda(torch_row["requires"])
             if default and default not in row["cuda"]:
                 errors.append(f"torch {version}'s package-index build (CUDA {default}) is not among the builds of {release}")
+    for release, arches in table["architectures"].items():
+        builds = table["builds"].get(release, {}).get("cuda", [])
+        for cuda in arches:
+            if cuda not in builds:
+                errors.append(f"architectures of CUDA {cuda} for {release}, which is not one of its builds")
     return errors
 
 
