@@ -97,11 +97,15 @@ def test_lock_files_are_never_edited(name: str, text: str, command: str) -> None
     assert "is a lock file" in message and "regenerate it" in message and command in message
 
 
-def test_lock_files_are_discovered() -> None:
+def test_lock_files_are_discovered(tmp_path: Any) -> None:
     from torchmigrate.project.pins import project_kind
+    from torchmigrate.run.files import discover
 
-    for name in ("uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "conda-lock.yml", "env.conda-lock.yml"):
+    names = ("uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "conda-lock.yml", "env.conda-lock.yml")
+    for name in names:
         assert project_kind(PurePath(name)) == "lock", name
+        (tmp_path / name).write_text("x\n")
+    assert sorted(p.name for p in discover([tmp_path])) == sorted(names)
 
 
 def test_a_base_image_that_cannot_run_the_target_is_reported_not_bumped() -> None:
