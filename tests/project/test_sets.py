@@ -210,9 +210,13 @@ def test_an_index_moves_only_with_a_torch_install_that_has_the_build() -> None:
     # torch-pin alone cannot move a set whose CUDA build must change
     alone = migrate("Dockerfile", "RUN pip install " + text, select=frozenset({"torch-pin"}))
     assert alone.code == "RUN pip install " + text
-    assert "moving it needs cuda-wheels (→ cu130)" in messages(alone)[0]
+    assert "moving it needs cuda-wheels (→ cu130;" in messages(alone)[0]
     both = migrate("Dockerfile", "RUN pip install " + text)
     assert both.code == "RUN pip install torch==2.12.1+cu130 --index-url https://download.pytorch.org/whl/cu130\n"
+    # without unsafe fixes the review edit of cuda-wheels is not applied, so the set cannot count on it
+    safe_only = migrate("Dockerfile", "RUN pip install " + text, unsafe_fixes=False)
+    assert safe_only.code == "RUN pip install " + text
+    assert "a review edit, applied with unsafe fixes" in messages(safe_only)[0]
 
 
 def test_a_local_build_of_a_stable_abi_companion_is_not_guessed() -> None:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
-from torchmigrate.core.passes import Pass
+from torchmigrate.core.passes import SAFE, Pass
 from torchmigrate.core.results import Edit, FileResult, Finding
 from torchmigrate.core.text import SUPPRESS, suppressed_ids
 from torchmigrate.core.versions import Version
@@ -110,11 +110,14 @@ def migrate_project_text(
     *,
     python_passes: frozenset[str] | None = None,
     floor: Version | None = None,
+    unsafe_fixes: bool = True,
 ) -> FileResult:
     """Run the project file ``passes`` over ``text``, the content of project file ``path``. Never raises for a bad file.
 
     ``python_passes`` (the ids of the run's Python passes) and ``floor`` (the oldest torch the project's declared
-    requirements admit after migration) refine the plan: see :class:`~torchmigrate.project.plan.PlanContext`.
+    requirements admit after migration) refine the plan: see :class:`~torchmigrate.project.plan.PlanContext`. Without
+    ``unsafe_fixes`` a review pass (cuda-wheels) does not count as part of the run for the plan, so no set moves on
+    the promise of a review edit that is not applied.
     """
     result = FileResult(path=shown if shown is not None else path.as_posix(), old=text, new=text)
     kind = project_kind(path)
@@ -124,7 +127,7 @@ def migrate_project_text(
     for pass_ in passes:
         if pass_.project_rewrite is None or not any(t in code for t in pass_.triggers):
             continue
-        active = frozenset(p.id for p in passes)
+        active = frozenset(p.id for p in passes if unsafe_fixes or p.safety is SAFE)
         ctx = ProjectContext(path, kind, to, pass_, code, active=active, python_passes=python_passes, floor=floor)
         try:
             new_code = pass_.project_rewrite(code, ctx)

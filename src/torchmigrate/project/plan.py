@@ -415,7 +415,9 @@ def _cuda_moves(rs: ReqSet, ctx: PlanContext, anchor: int) -> tuple[list[Change]
             elif CUDA_WHEELS not in ctx.active:
                 blockers.append(
                     _Blocker(
-                        start, f"torch {target} has no {variant} build: moving it needs cuda-wheels (→ {eco.cuda_name(new)})"
+                        start,
+                        f"torch {target} has no {variant} build: moving it needs cuda-wheels (→ {eco.cuda_name(new)}; "
+                        "a review edit, applied with unsafe fixes)",
                     )
                 )
             elif ctx.may(start, CUDA_WHEELS):

@@ -33,14 +33,28 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
     python_passes = selected | frozenset(p.id for p in all_passes() if p.files == PYTHON and p.id not in defaults)
     if kind != "setuppy":
         return migrate_project_text(
-            text, path, options.project_passes(), options.to, shown, python_passes=python_passes, floor=options.project_floor
+            text,
+            path,
+            options.project_passes(),
+            options.to,
+            shown,
+            python_passes=python_passes,
+            floor=options.project_floor,
+            unsafe_fixes=options.unsafe_fixes,
         )
     # setup.py is Python code first, and its string literals may pin torch.
     result = migrate_text(text, options.passes(), shown)
     if result.error is not None or result.new is None:
         return result
     pinned = migrate_project_text(
-        result.new, path, options.project_passes(), options.to, shown, python_passes=python_passes, floor=options.project_floor
+        result.new,
+        path,
+        options.project_passes(),
+        options.to,
+        shown,
+        python_passes=python_passes,
+        floor=options.project_floor,
+        unsafe_fixes=options.unsafe_fixes,
     )
     if pinned.error is not None or (pinned.new != result.new and verify(pinned.code) is not None):
         result.error = pinned.error or "project file rewrite does not parse; file left as it was"
