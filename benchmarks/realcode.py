@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import ast
 import configparser
-import difflib
 import json
 import os
 import platform
@@ -43,15 +42,28 @@ import time
 import warnings
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the sibling modules: lintdiff, reqsets, corpus
 
-import reqsets  # noqa: E402  (the sibling module, found through the line above)
+import reqsets  # noqa: E402
+from lintdiff import (  # noqa: E402
+    Diagnostic,
+    LineMap,
+    configured_formatters,
+    formatter_first_line,
+    nearest_pass,
+    new_failures,
+    norm_path,
+    run_flake8,
+    run_formatter,
+    run_ruff,
+    tool_path,
+)
 
 try:
     import tomllib
@@ -60,289 +72,6 @@ except ModuleNotFoundError:  # Python 3.10
 
 DEFAULT_TO = "2.12"
 CACHE_DIR = ".torchmigrate_cache"
-
-# --- diagnostics and the line map ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Diagnostic:
-    """One lint or formatter failure in one file."""
-
-    tool: str  # flake8, ruff, black, ruff-format
-    code: str
-    line: int
-    col: int = 0
-    message: str = ""
-
-    def key(self) -> tuple[str, str]:
-        """What must match on an unchanged line: the code and the message with its numbers blanked (a pyflakes message
-        names the name; an ``F811 … from line 12`` moves with the lines above it)."""
-        return self.code, re.sub(r"\d+", "N", self.message)
-
-
-class LineMap:
-    """Where each line of a migrated text came from in the original (``difflib`` over lines)."""
-
-    def __init__(self, old: str, new: str) -> None:
-        self.old_lines = old.splitlines()
-        self.new_lines = new.splitlines()
-        matcher = difflib.SequenceMatcher(None, self.old_lines, self.new_lines, autojunk=False)
-        self.opcodes = matcher.get_opcodes()
-
-    def origin(self, new_line: int) -> tuple[int, int | None]:
-        """(hunk, original line) of 1-based ``new_line``: the original line when the line is unchanged (the hunk is
-        then ``-1``), else ``None`` and the index of the changed hunk it lies in. Lines past the end map to the end."""
-        j = min(max(new_line, 1), max(len(self.new_lines), 1)) - 1
-        for index, (tag, i1, _i2, j1, j2) in enumerate(self.opcodes):
-            if j1 <= j < j2 or (j2 == j1 == j and tag != "equal"):
-                if tag == "equal":
-                    return -1, i1 + (j - j1) + 1
-                return index, None
-        return -1, len(self.old_lines)
-
-    def hunk_old_range(self, hunk: int) -> tuple[int, int]:
-        """The original lines (1-based, inclusive start, exclusive end) a changed hunk replaced."""
-        _tag, i1, i2, _j1, _j2 = self.opcodes[hunk]
-        return i1 + 1, i2 + 1
-
-    def old_line_of(self, new_line: int) -> int:
-        """The original line for ``new_line``: itself when unchanged, else the first line of the hunk it lies in."""
-        hunk, line = self.origin(new_line)
-        if line is not None:
-            return line
-        return self.hunk_old_range(hunk)[0]
-
-    def changed(self, new_line: int) -> bool:
-        return self.origin(new_line)[1] is None
-
-
-def new_failures(old: Sequence[Diagnostic], new: Sequence[Diagnostic], lines: LineMap) -> list[Diagnostic]:
-    """The diagnostics of the migrated text that the original did not have.
-
-    On an unchanged line, a diagnostic is old when the original had the same code and message on the line it came
-    from. On a changed line, it is old when the original lines that hunk replaced had as many of that code."""
-    on_line = Counter((d.line, d.key()) for d in old)
-    per_hunk: dict[int, Counter[str]] = {}
-    found = []
-    for diagnostic in sorted(new, key=lambda d: (d.line, d.col, d.code)):
-        hunk, line = lines.origin(diagnostic.line)
-        if line is not None:
-            slot = (line, diagnostic.key())
-            if on_line[slot] > 0:
-                on_line[slot] -= 1
-                continue
-            found.append(diagnostic)
-            continue
-        if hunk not in per_hunk:
-            lo, hi = lines.hunk_old_range(hunk)
-            per_hunk[hunk] = Counter(d.code for d in old if lo <= d.line < max(hi, lo + 1))
-        if per_hunk[hunk][diagnostic.code] > 0:
-            per_hunk[hunk][diagnostic.code] -= 1
-            continue
-        found.append(diagnostic)
-    return found
-
-
-def nearest_pass(old_line: int, edits: Sequence[dict[str, Any]]) -> str | None:
-    """The pass of the edit closest to ``old_line`` (lines in the original file), the earlier one on a tie."""
-    best: tuple[int, int, str] | None = None
-    for edit in edits:
-        candidate = (abs(int(edit["line"]) - old_line), int(edit["line"]), str(edit["pass_id"]))
-        if best is None or candidate < best:
-            best = candidate
-    return best[2] if best else None
-
-
-# --- lint and formatter runs --------------------------------------------------------------------------------------
-
-_FLAKE8_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<code>[A-Z]+\d+) (?P<message>.*)$")
-
-
-def parse_flake8(output: str) -> dict[str, list[Diagnostic]]:
-    """flake8's default format (``path:line:col: CODE message``) → diagnostics per path (``./`` dropped)."""
-    found: dict[str, list[Diagnostic]] = defaultdict(list)
-    for line in output.splitlines():
-        match = _FLAKE8_LINE.match(line)
-        if match:
-            path = _norm(match["path"])
-            found[path].append(Diagnostic("flake8", match["code"], int(match["line"]), int(match["col"]), match["message"]))
-    return dict(found)
-
-
-def parse_ruff(output: str, root: Path) -> dict[str, list[Diagnostic]]:
-    """``ruff check --output-format json`` → diagnostics per path relative to ``root``."""
-    found: dict[str, list[Diagnostic]] = defaultdict(list)
-    for item in json.loads(output or "[]"):
-        path = _relative(item["filename"], root)
-        location = item.get("location") or {}
-        code = item.get("code") or "syntax-error"
-        found[path].append(Diagnostic("ruff", code, int(location.get("row", 0)), int(location.get("column", 0)), item.get("message", "")))
-    return dict(found)
-
-
-def _norm(path: str) -> str:
-    return path[2:] if path.startswith("./") else path
-
-
-def _relative(path: str, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return _norm(path)
-
-
-def _tool(name: str) -> str | None:
-    """The executable ``name`` beside this interpreter, else on PATH."""
-    beside = Path(sys.executable).with_name(name)
-    return str(beside) if beside.exists() else shutil.which(name)
-
-
-def _run(command: list[str], cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-
-
-def _chunks(items: Sequence[str], size: int = 200) -> Iterable[Sequence[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
-
-
-def run_flake8(root: Path, files: Sequence[str], notes: list[str]) -> dict[str, list[Diagnostic]] | None:
-    """flake8 on ``files`` (relative to ``root``) with the project's configuration (found from ``root``); on a
-    configuration flake8 rejects, with its defaults (``--isolated``), and a note."""
-    exe = _tool("flake8")
-    if exe is None or not files:
-        return None if exe is None else {}
-    out: dict[str, list[Diagnostic]] = {}
-    for chunk in _chunks(files):
-        proc = _run([exe, "--format=default", "--exit-zero", *chunk], root)
-        if proc.returncode != 0 or "Traceback" in proc.stderr:
-            note = f"{root.name}: flake8 rejected the project's configuration ({proc.stderr.strip().splitlines()[-1:]}); used its defaults"
-            if note not in notes:
-                notes.append(note)
-            proc = _run([exe, "--isolated", "--format=default", "--exit-zero", *chunk], root)
-        out.update(parse_flake8(proc.stdout))
-    return out
-
-
-def run_ruff(root: Path, files: Sequence[str], notes: list[str]) -> dict[str, list[Diagnostic]] | None:
-    """``ruff check --select E,F,I`` on ``files``: the project's ruff settings (line length, isort sections, ignores)
-    apply, the rule families are these three."""
-    exe = _tool("ruff")
-    if exe is None or not files:
-        return None if exe is None else {}
-    out: dict[str, list[Diagnostic]] = {}
-    base = [exe, "check", "--select", "E,F,I", "--output-format", "json", "--no-cache", "--exit-zero", "--no-fix"]
-    for chunk in _chunks(files):
-        proc = _run([*base, *chunk], root)
-        if proc.returncode != 0:
-            note = f"{root.name}: ruff rejected the project's configuration; used its defaults (--isolated)"
-            if note not in notes:
-                notes.append(note)
-            proc = _run([*base, "--isolated", *chunk], root)
-        try:
-            out.update(parse_ruff(proc.stdout, root))
-        except ValueError:
-            notes.append(f"{root.name}: ruff gave no JSON: {proc.stderr.strip()[-300:]}")
-    return out
-
-
-def configured_formatters(root: Path) -> dict[str, str]:
-    """The formatters a project configures (``black``, ``ruff-format``) → where it says so."""
-    found: dict[str, str] = {}
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        try:
-            tool = tomllib.loads(pyproject.read_text(encoding="utf-8", errors="replace")).get("tool", {})
-        except tomllib.TOMLDecodeError:
-            tool = {}
-        if "black" in tool:
-            found["black"] = "[tool.black] in pyproject.toml"
-        if isinstance(tool.get("ruff"), dict) and "format" in tool["ruff"]:
-            found["ruff-format"] = "[tool.ruff.format] in pyproject.toml"
-    for name in ("ruff.toml", ".ruff.toml"):
-        path = root / name
-        if path.is_file() and "ruff-format" not in found:
-            try:
-                if "format" in tomllib.loads(path.read_text(encoding="utf-8", errors="replace")):
-                    found["ruff-format"] = f"[format] in {name}"
-            except tomllib.TOMLDecodeError:
-                pass
-    for name in (".pre-commit-config.yaml", ".pre-commit-config.yml"):
-        path = root / name
-        if not path.is_file():
-            continue
-        hooks = _precommit_hooks(path.read_text(encoding="utf-8", errors="replace"))
-        if hooks & {"black", "black-jupyter"} and "black" not in found:
-            found["black"] = f"black hook in {name}"
-        if "ruff-format" in hooks and "ruff-format" not in found:
-            found["ruff-format"] = f"ruff-format hook in {name}"
-    return found
-
-
-def _precommit_hooks(text: str) -> set[str]:
-    try:
-        import yaml
-
-        data = yaml.safe_load(text) or {}
-        return {
-            str(hook.get("id"))
-            for repo in data.get("repos", []) or []
-            for hook in repo.get("hooks", []) or []
-            if isinstance(hook, dict)
-        }
-    except Exception:  # no pyyaml, or a file it cannot read: the ids as text
-        return set(re.findall(r"^\s*-?\s*id:\s*['\"]?([\w\-]+)", text, re.MULTILINE))
-
-
-def run_formatter(name: str, root: Path, files: Sequence[str]) -> dict[str, int | None] | None:
-    """For each file the formatter would change: the first line it would change (``None`` when it does not say);
-    files it accepts as they are are absent. ``None``: the formatter is not installed."""
-    exe = _tool("black" if name == "black" else "ruff")
-    if exe is None:
-        return None
-    rejected: dict[str, int | None] = {}
-    for chunk in _chunks(files):
-        if name == "ruff-format":
-            proc = _run([exe, "format", "--check", "--no-cache", "--output-format", "json", *chunk], root)
-            try:
-                for item in json.loads(proc.stdout or "[]"):
-                    row = (item.get("location") or {}).get("row")
-                    rejected.setdefault(_relative(item["filename"], root), int(row) if row else None)
-                continue
-            except ValueError:  # a ruff without JSON output for `format`: its text
-                proc = _run([exe, "format", "--check", "--no-cache", *chunk], root)
-                pattern = re.compile(r"^(?:Would reformat: |error: Failed to parse )(.+?)(?::\d+:\d+.*)?$", re.MULTILINE)
-                text = proc.stdout + proc.stderr
-        else:
-            proc = _run([exe, "--check", *chunk], root)
-            pattern = re.compile(r"^(?:would reformat|error: cannot format) (.+?)(?:: .*)?$", re.MULTILINE)
-            text = proc.stderr
-        for match in pattern.finditer(text):
-            rejected.setdefault(_relative(match.group(1), root), None)
-    return rejected
-
-
-def formatter_first_line(name: str, root: Path, path: str) -> int:
-    """The first line of ``path`` (1-based) that the formatter would change, from its ``--diff``."""
-    exe = _tool("black" if name == "black" else "ruff") or name
-    command = [exe, "--diff", "-q", path] if name == "black" else [exe, "format", "--diff", "--no-cache", path]
-    proc = _run(command, root)
-    lines = proc.stdout.splitlines()
-    for index, line in enumerate(lines):
-        match = re.match(r"^@@ -(\d+)", line)
-        if not match:
-            continue
-        number = int(match.group(1))
-        for body in lines[index + 1 :]:
-            if body.startswith("-"):
-                return number
-            if body.startswith("@@"):
-                break
-            if not body.startswith("+"):
-                number += 1
-        return int(match.group(1))
-    return 1
-
 
 # --- parsing the outputs ------------------------------------------------------------------------------------------
 
@@ -415,7 +144,7 @@ class Timed:
 
 
 def migrate_command() -> list[str]:
-    exe = _tool("migrate")
+    exe = tool_path("migrate")
     return [exe] if exe else [sys.executable, "-m", "torchmigrate"]
 
 
@@ -619,8 +348,8 @@ def truth_run(name: str, pristine: Path, copy: Path, cfg: Config, unsafe: bool) 
     report = read_report(report_path)
     repo = (report.get("repos") or [{}])[0]
     files = [f for f in report["files"]]
-    changed = [_norm(f["path"]) for f in files if f.get("changed")]
-    edits = {_norm(f["path"]): f.get("edits", []) for f in files if f.get("edits")}
+    changed = [norm_path(f["path"]) for f in files if f.get("changed")]
+    edits = {norm_path(f["path"]): f.get("edits", []) for f in files if f.get("edits")}
     per_pass: dict[str, Counter[str]] = defaultdict(Counter)
     for f in files:
         for e in f.get("edits", []):
@@ -647,7 +376,7 @@ def truth_run(name: str, pristine: Path, copy: Path, cfg: Config, unsafe: bool) 
     if second_path.exists():
         for f in read_report(second_path)["files"]:
             if f.get("changed"):
-                path = _norm(f["path"])
+                path = norm_path(f["path"])
                 again = sorted({e["pass_id"] for e in f.get("edits", [])})
                 failures.append(
                     {
@@ -847,65 +576,79 @@ def _f(value: float | None, digits: int = 1, suffix: str = "") -> str:
     return "—" if value is None else f"{value:.{digits}f}{suffix}"
 
 
+def _ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b else None
+
+
+def _bench_row(name: str, files: int, size: int, b: dict[str, Any]) -> str:
+    funnel = b["funnel"]
+    warm = _ratio(b.get("warm_s"), b.get("cold_s"))
+    return (
+        f"| {name} | {files} | {size / 1e6:.1f} | {_f(b['read_s'], 2, ' s')} | {_f(b['ast_s'], 2, ' s')} | "
+        f"{_f(b.get('cold_s'), 1, ' s')} | {_f(_ratio(b.get('cold_s'), b['ast_s']), 1, '×')} | "
+        f"{_f(_ratio(b.get('cold_cpu_s'), b.get('ast_cpu_s')), 1, '×')} | {_f(b.get('warm_s'), 2, ' s')} | "
+        f"{_f(None if warm is None else 100 * warm, 0, '%')} | {_f(b.get('peak_rss_mb'), 0, ' MB')} | "
+        f"{funnel['trigger_word']} → {funnel['precheck_keeps']} → {funnel.get('edited', '—')} |"
+    )
+
+
 def bench_table(trees: Sequence[dict[str, Any]]) -> str:
+    """The real-code benchmark: one row per tree and a total."""
     rows = [
-        "| tree | .py files | MB | read | ast.parse | cold `--diff` | cold / ast | warm | warm / cold | peak RSS | funnel: trigger word → precheck keeps → edited |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| tree | .py files | MB | read | ast.parse | cold `--diff` | cold / ast | CPU: cold / ast | warm | warm / cold | peak RSS "
+        "| funnel: trigger word → precheck keeps → edited |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
-    for tree in trees:
-        b = tree.get("bench")
-        if not b:
-            continue
-        funnel = b["funnel"]
-        rows.append(
-            f"| {tree['name']} | {tree['py_files']} | {tree['bytes'] / 1e6:.1f} | {_f(b['read_s'], 2, ' s')} | {_f(b['ast_s'], 2, ' s')} | "
-            f"{_f(b.get('cold_s'), 1, ' s')} | {_f(b.get('cold_over_ast'), 1, '×')} | {_f(b.get('warm_s'), 2, ' s')} | "
-            f"{_f(100 * b['warm_over_cold'] if b.get('warm_over_cold') is not None else None, 0, '%')} | {_f(b.get('peak_rss_mb'), 0, ' MB')} | "
-            f"{funnel['trigger_word']} → {funnel['precheck_keeps']} → {funnel.get('edited', '—')} |"
-        )
-    bench_trees = [t for t in trees if t.get("bench") and t["bench"].get("cold_s")]
-    if bench_trees:
-        ast_total = sum(t["bench"]["ast_s"] for t in bench_trees)
-        cold_total = sum(t["bench"]["cold_s"] for t in bench_trees)
-        warm_total = sum(t["bench"].get("warm_s") or 0 for t in bench_trees)
-        files = sum(t["py_files"] for t in bench_trees)
-        rows.append(
-            f"| **all** | {files} | {sum(t['bytes'] for t in bench_trees) / 1e6:.1f} | {sum(t['bench']['read_s'] for t in bench_trees):.2f} s | "
-            f"{ast_total:.2f} s | {cold_total:.1f} s | {cold_total / ast_total:.1f}× | {warm_total:.2f} s | {100 * warm_total / cold_total:.0f}% | "
-            f"{max(t['bench']['peak_rss_mb'] for t in bench_trees):.0f} MB | "
-            f"{sum(t['bench']['funnel']['trigger_word'] for t in bench_trees)} → {sum(t['bench']['funnel']['precheck_keeps'] for t in bench_trees)} → "
-            f"{sum(t['bench']['funnel'].get('edited', 0) for t in bench_trees)} |"
-        )
+    timed = [t for t in trees if t.get("bench") and t["bench"].get("cold_s") is not None]
+    for tree in timed:
+        rows.append(_bench_row(tree["name"], tree["py_files"], tree["bytes"], tree["bench"]))
+    if len(timed) > 1:
+        total: dict[str, Any] = {"funnel": Counter()}
+        for tree in timed:
+            b = tree["bench"]
+            for key in ("read_s", "ast_s", "ast_cpu_s", "cold_s", "cold_cpu_s", "warm_s"):
+                total[key] = total.get(key, 0.0) + (b.get(key) or 0.0)
+            total["peak_rss_mb"] = max(total.get("peak_rss_mb", 0.0), b.get("peak_rss_mb") or 0.0)
+            total["funnel"].update(b["funnel"])
+        rows.append(_bench_row("**all**", sum(t["py_files"] for t in timed), sum(t["bytes"] for t in timed), total))
     return "\n".join(rows)
 
 
-def _count(run: dict[str, Any] | None, kind: str) -> int:
-    return sum(1 for f in (run or {}).get("failures", []) if f["class"] == kind)
+def _failures(run: dict[str, Any] | None, kind: str) -> str:
+    found = [f for f in (run or {}).get("failures", []) if f["class"] == kind]
+    if not found:
+        return "0"
+    files = len({f["file"] for f in found})
+    return f"{len(found)} ({files} file{'s' if files > 1 else ''})" if kind in ("lint", "format") else str(len(found))
 
 
 def truth_table(trees: Sequence[dict[str, Any]], unsafe: bool) -> str:
+    """The truth harness, one row per repository (default run; edits with ``--unsafe-fixes`` beside)."""
     rows = [
-        "| repository | from | files changed | edits | findings | edits with `--unsafe-fixes` | lint regressions | format regressions | unparsable | second-run changes | requirement sets changed / checked / stop resolving |",
+        "| repository | from | files changed | edits | findings | edits with `--unsafe-fixes` | new lint failures | new format "
+        "failures | unparsable | second run changes | requirement sets changed / checked / stop resolving |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     for tree in trees:
         run = tree["runs"].get("default")
-        if not run or "error" in run:
-            if run:
-                rows.append(f"| {tree['name']} | error: {run['error'][:80]} |||||||||")
+        if not run:
             continue
-        u = tree["runs"].get("unsafe")
-        res = run["resolution"]
+        if "error" in run:
+            rows.append(f"| {tree['name']} | error: {run['error'][:100]} |||||||||")
+            continue
+        other = tree["runs"].get("unsafe")
+        res = run.get("resolution") or {}
         sets = f"{res.get('sets_changed', 0)} / {res.get('checked', 0)} / {res.get('regressions', 0)}" if res else "—"
         rows.append(
             f"| {tree['name']} | {run['from']} | {run['changed']} | {run['edits']} | {run['findings']} | "
-            f"{u['edits'] if u else ('n/a' if not unsafe else '—')} | {_count(run, 'lint')} | {_count(run, 'format')} | "
-            f"{_count(run, 'unparsable')} | {_count(run, 'second-run')} | {sets} |"
+            f"{other['edits'] if other and 'edits' in other else ('n/a' if not unsafe else '—')} | {_failures(run, 'lint')} | "
+            f"{_failures(run, 'format')} | {_failures(run, 'unparsable')} | {_failures(run, 'second-run')} | {sets} |"
         )
     return "\n".join(rows)
 
 
 def pass_table(trees: Sequence[dict[str, Any]]) -> str:
+    """Per pass, over every tree: edits, findings, and the failures blamed on it."""
     totals: dict[str, Counter[str]] = defaultdict(Counter)
     for tree in trees:
         for column in ("default", "unsafe"):
@@ -916,38 +659,42 @@ def pass_table(trees: Sequence[dict[str, Any]]) -> str:
                 for key, value in counts.items():
                     totals[pass_id][key if column == "default" else f"unsafe {key}"] += value
     rows = [
-        "| pass | edits | findings | unsafe edits | lint | format | unparsable | second run | stop resolving |",
+        "| pass | edits | findings | edits with `--unsafe-fixes` | new lint failures | new format failures | unparsable | "
+        "second run changes | requirement sets that stop resolving |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for pass_id, c in sorted(totals.items(), key=lambda item: (-item[1]["edits"], item[0])):
+    for pass_id, c in sorted(totals.items(), key=lambda item: (-item[1]["edits"], -item[1]["findings"], item[0])):
         rows.append(
-            f"| `{pass_id}` | {c['edits']} | {c['findings']} | {c['unsafe edits'] or '—'} | {c['lint']} | {c['format']} | "
-            f"{c['unparsable']} | {c['second-run']} | {c['no-longer-resolves']} |"
+            f"| `{pass_id}` | {c['edits']} | {c['findings']} | {c['unsafe edits'] if 'unsafe edits' in c else '—'} | {c['lint']} | "
+            f"{c['format']} | {c['unparsable']} | {c['second-run']} | {c['no-longer-resolves']} |"
         )
     return "\n".join(rows)
 
 
-def failure_lines(trees: Sequence[dict[str, Any]]) -> list[str]:
-    lines = []
+def failure_table(trees: Sequence[dict[str, Any]]) -> str:
+    """The failures grouped by class, pass and code, with a count and the first place each was seen."""
+    groups: dict[tuple[str, str, str, str], list[str]] = defaultdict(list)
     for tree in trees:
         for column in ("default", "unsafe"):
-            run = tree["runs"].get(column)
-            for f in (run or {}).get("failures", []):
-                where = f"{tree['name']}/{f['file']}" + (f":{f['line']}" if "line" in f else "")
-                what = f.get("code", "") + (f" {f['message']}" if f.get("message") else "")
-                if f["class"] == "no-longer-resolves":
-                    what = f"{f['set']}: {f['after'].get('detail', '')[:200]}"
-                if f["class"] == "second-run":
-                    what = "; ".join(e.get("message", "")[:120] for e in f.get("edits", [])[:2])
-                lines.append(f"- [{column}] {f['class']}: {where} — {what} (pass: {f.get('pass')}; passes in file: {', '.join(f.get('passes', []))})")
-    return lines
+            for f in (tree["runs"].get(column) or {}).get("failures", []):
+                code = f.get("code") or f.get("set") or ""
+                where = f"{tree['name']}/{f['file']}" + (f":{f['line']}" if f.get("line") else "")
+                groups[(column, f["class"], f.get("pass") or "?", code)].append(where)
+    if not groups:
+        return ""
+    rows = ["| run | failure | pass (nearest edit) | code | count | first seen |", "|---|---|---|---|---:|---|"]
+    for (column, kind, pass_id, code), places in sorted(groups.items(), key=lambda item: (item[0][0], item[0][1], -len(item[1]))):
+        rows.append(f"| {column} | {kind} | `{pass_id}` | {code} | {len(places)} | {places[0]} |")
+    return "\n".join(rows)
 
 
 def markdown(result: dict[str, Any]) -> str:
     trees = result["trees"]
+    load = result.get("load") or []
     parts = [
-        f"Measured on {result['date']} on a {result['machine']['cpus']}-core machine (Python {result['machine']['python']}), "
-        f"`--to {result['to']}`, `--jobs {result['jobs']}`; {result['command']}",
+        f"Measured on {result['date']} on a {result['machine']['cpus']}-core machine (Python {result['machine']['python']}"
+        + (f"; load average {load[0]:.1f} at the start, {load[-1]:.1f} at the end" if load else "")
+        + f"), `--to {result['to']}`, `--jobs {result['jobs']}`: {result['command']}",
         "",
         bench_table(trees),
         "",
@@ -955,11 +702,11 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         pass_table(trees),
     ]
-    if result["notes"]:
-        parts += ["", *[f"- note: {n}" for n in result["notes"]]]
-    failures = failure_lines(trees)
+    failures = failure_table(trees)
     if failures:
-        parts += ["", "Failures:", "", *failures]
+        parts += ["", failures]
+    if result["notes"]:
+        parts += ["", *[f"- {n}" for n in result["notes"]]]
     return "\n".join(parts) + "\n"
 
 
@@ -1020,6 +767,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if cfg.index_note:
             cfg.notes.append(f"the package index is not reachable ({cfg.index_note[:200]}): requirement sets are not resolved")
     started = time.perf_counter()
+    load = [os.getloadavg()[0]]
     results = []
     names = Counter(name for name, _ in trees)
     for name, path in trees:
@@ -1036,6 +784,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "command": "`python benchmarks/realcode.py " + " ".join(argv if argv is not None else sys.argv[1:]) + "`",
         "unsafe_fixes_available": cfg.unsafe,
         "seconds": time.perf_counter() - started,
+        "load": [*load, os.getloadavg()[0]],
         "notes": cfg.notes,
         "trees": results,
     }

@@ -18,8 +18,9 @@ import pytest
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
 
+import lintdiff  # noqa: E402
 import realcode  # noqa: E402
-from realcode import Diagnostic, LineMap, nearest_pass, new_failures  # noqa: E402
+from lintdiff import Diagnostic, LineMap, nearest_pass, new_failures  # noqa: E402
 
 
 def d(code: str, line: int, message: str = "m") -> Diagnostic:
@@ -87,7 +88,7 @@ def test_nearest_pass_blames_the_closest_edit_and_the_earlier_on_a_tie() -> None
 
 def test_parse_flake8_and_ruff_outputs(tmp_path: Path) -> None:
     flake8 = "./pkg/a.py:3:80: E501 line too long (90 > 79 characters)\npkg/b.py:1:1: F401 'os' imported but unused\nnoise\n"
-    parsed = realcode.parse_flake8(flake8)
+    parsed = lintdiff.parse_flake8(flake8)
     assert parsed["pkg/a.py"] == [Diagnostic("flake8", "E501", 3, 80, "line too long (90 > 79 characters)")]
     assert parsed["pkg/b.py"][0].code == "F401"
     ruff = json.dumps(
@@ -96,25 +97,25 @@ def test_parse_flake8_and_ruff_outputs(tmp_path: Path) -> None:
             {"code": None, "filename": str(tmp_path / "c.py"), "location": {"row": 2, "column": 5}, "message": "SyntaxError"},
         ]
     )
-    parsed = realcode.parse_ruff(ruff, tmp_path)
+    parsed = lintdiff.parse_ruff(ruff, tmp_path)
     assert parsed["pkg/a.py"] == [Diagnostic("ruff", "I001", 1, 1, "unsorted")]
     assert parsed["c.py"][0].code == "syntax-error"
 
 
 def test_formatter_detection(tmp_path: Path) -> None:
-    assert realcode.configured_formatters(tmp_path) == {}
+    assert lintdiff.configured_formatters(tmp_path) == {}
     (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 100\n")
-    assert realcode.configured_formatters(tmp_path) == {}  # ruff as a linter only: its formatter is not configured
+    assert lintdiff.configured_formatters(tmp_path) == {}  # ruff as a linter only: its formatter is not configured
     (tmp_path / "pyproject.toml").write_text("[tool.black]\nline-length = 100\n\n[tool.ruff.format]\nquote-style = 'single'\n")
-    assert set(realcode.configured_formatters(tmp_path)) == {"black", "ruff-format"}
+    assert set(lintdiff.configured_formatters(tmp_path)) == {"black", "ruff-format"}
     (tmp_path / "pyproject.toml").unlink()
     (tmp_path / ".pre-commit-config.yaml").write_text(
         "repos:\n  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks:\n      - id: black\n"
     )
-    assert realcode.configured_formatters(tmp_path) == {"black": "black hook in .pre-commit-config.yaml"}
+    assert lintdiff.configured_formatters(tmp_path) == {"black": "black hook in .pre-commit-config.yaml"}
     (tmp_path / ".pre-commit-config.yaml").unlink()
     (tmp_path / "ruff.toml").write_text("[format]\nquote-style = 'double'\n")
-    assert realcode.configured_formatters(tmp_path) == {"ruff-format": "[format] in ruff.toml"}
+    assert lintdiff.configured_formatters(tmp_path) == {"ruff-format": "[format] in ruff.toml"}
 
 
 def test_parses_knows_each_kind() -> None:
@@ -207,7 +208,7 @@ def test_lint_regressions_are_blamed_on_the_nearest_edit(tmp_path: Path) -> None
 # --- the real migrate, end to end -----------------------------------------------------------------------------
 
 
-@pytest.mark.skipif(realcode._tool("migrate") is None, reason="the migrate command is not installed")
+@pytest.mark.skipif(realcode.tool_path("migrate") is None, reason="the migrate command is not installed")
 def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
     """A long ``assert_allclose`` line that the rewrite makes too long for the project's line length, under a
     project that configures ruff's formatter: a lint and a format regression, both blamed on assert-allclose."""
