@@ -205,6 +205,19 @@ def test_lint_regressions_are_blamed_on_the_nearest_edit(tmp_path: Path) -> None
     assert all(f["passes"] == ["print-pass", "z-pass"] for f in found)
 
 
+@pytest.mark.skipif(lintdiff.tool_path("black") is None, reason="black is not installed (the truth extra)")
+def test_black_regressions_name_the_first_line_black_would_change(tmp_path: Path) -> None:
+    config = {"pyproject.toml": "[tool.black]\nline-length = 60\n"}
+    pristine = _repo(tmp_path / "p", {**config, "a.py": "x = 1\ny = f(1, 2)\n", "b.py": "z = 1\n", "c.py": "w  =  1\n"})
+    migrated = _repo(tmp_path / "m", {**config, "a.py": "x = 1\ny = f(1, 2, a_rather_long_keyword=1, another_keyword=2, third=3)\n", "b.py": "z = 2\n", "c.py": "w  =  2\n"})
+    edits = {"a.py": [{"line": 2, "pass_id": "kw-pass"}], "b.py": [{"line": 1, "pass_id": "b-pass"}], "c.py": [{"line": 1, "pass_id": "c-pass"}]}
+    found, checked = realcode.lint_regressions(pristine, migrated, ["a.py", "b.py", "c.py"], edits, [])
+    assert checked["formatters"] == {"black": "[tool.black] in pyproject.toml"}
+    assert checked["formatted_originals"] == {"black": 2}  # c.py was not black-clean before: not checked
+    formats = [(f["file"], f["line"], f["pass"]) for f in found if f["class"] == "format"]
+    assert formats == [("a.py", 2, "kw-pass")]
+
+
 # --- the real migrate, end to end -----------------------------------------------------------------------------
 
 
@@ -256,6 +269,7 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
     assert lint and lint[0]["pass"] == "assert-allclose" and lint[0]["file"] == "check.py"
     assert [f["pass"] for f in run["failures"] if f["class"] == "format"] == ["assert-allclose"]
     assert not [f for f in run["failures"] if f["class"] in ("second-run", "unparsable")]
+    assert not [n for n in cfg.notes if "second run" in n]  # the second run ran (and changed nothing)
     # the pin moved: the set resolved before and (says the stand-in index) not after
     resolution = run["resolution"]
     assert resolution["sets_changed"] == 1 and resolution["regressions"] == 1
