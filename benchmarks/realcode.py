@@ -141,6 +141,7 @@ class Timed:
     seconds: float
     max_rss_mb: float
     cpu_s: float = 0.0  # user + system time of the child and the workers it waited for
+    timed_out: bool = False
 
 
 def migrate_command() -> list[str]:
@@ -165,7 +166,8 @@ def run_timed(command: list[str], cwd: Path, timeout: float = 3600) -> Timed:
         out.seek(0)
         err.seek(0)
         cpu = usage.ru_utime + usage.ru_stime
-        return Timed(proc.returncode, out.read(), err.read(), seconds, usage.ru_maxrss / 1024, cpu)
+        killed = seconds >= timeout
+        return Timed(proc.returncode, out.read(), err.read(), seconds, usage.ru_maxrss / 1024, cpu, killed)
 
 
 def offers_unsafe_fixes() -> bool:
@@ -228,6 +230,7 @@ class Config:
     migrate: list[str] = field(default_factory=lambda: migrate_command())
     pip_runner: reqsets.Runner = reqsets.run_pip
     index_note: str | None = None  # why resolution is skipped
+    timeout: float = 3600  # seconds one migrate run may take
     notes: list[str] = field(default_factory=list)
     resolutions: dict[tuple[tuple[str, ...], tuple[str, ...]], reqsets.Resolution] = field(default_factory=dict)
 
@@ -342,7 +345,9 @@ def truth_run(name: str, pristine: Path, copy: Path, cfg: Config, unsafe: bool) 
     report_path = cfg.work / f"{name}.{'unsafe' if unsafe else 'default'}.json"
     base = [*cfg.migrate, "--to", cfg.to, "--no-progress", "--color", "never", "--jobs", str(cfg.jobs)]
     flags = ["--unsafe-fixes"] if unsafe else []
-    first = run_timed([*base, *flags, "--report", str(report_path), "."], copy)
+    first = run_timed([*base, *flags, "--report", str(report_path), "."], copy, cfg.timeout)
+    if first.timed_out:
+        return {"error": f"the write run did not finish within {cfg.timeout:.0f} s"}
     if first.returncode not in (0, 1, 2) or not report_path.exists():
         return {"error": f"migrate exited {first.returncode}: {first.stderr.decode(errors='replace')[-1500:]}"}
     report = read_report(report_path)
@@ -410,6 +415,7 @@ def truth_run(name: str, pristine: Path, copy: Path, cfg: Config, unsafe: bool) 
     return {
         "from": repo.get("from"),
         "seconds": first.seconds,
+        "second_run_s": second.seconds,
         "max_rss_mb": first.max_rss_mb,
         "exit": first.returncode,
         "files": len(files),
@@ -476,6 +482,7 @@ def resolve_changes(
 def study(name: str, src: Path, cfg: Config) -> dict[str, Any]:
     """Benchmark and check one tree."""
     print(f"== {name}", flush=True)
+    began = time.perf_counter()
     slug = re.sub(r"[^\w.\-]+", "__", name)
     base = cfg.work / slug
     shutil.rmtree(base, ignore_errors=True)
@@ -486,7 +493,12 @@ def study(name: str, src: Path, cfg: Config) -> dict[str, Any]:
     migrate = [*cfg.migrate, "--to", cfg.to, "--diff", "--no-progress", "--color", "never", "--jobs", str(cfg.jobs)]
     diff_changed: set[str] | None = None
     if cfg.bench:
-        cold = run_timed([*migrate, "--no-cache", "."], pristine)
+        cold = run_timed([*migrate, "--no-cache", "."], pristine, cfg.timeout)
+        if cold.timed_out:
+            cfg.notes.append(f"{name}: the cold run did not finish within {cfg.timeout:.0f} s (load average {os.getloadavg()[0]:.1f}): no figures")
+            out.update({"bench": None, "runs": {}, "seconds": time.perf_counter() - began})
+            shutil.rmtree(base, ignore_errors=True)
+            return out
         diff_changed = diff_paths(cold.stdout)
         bench.update({"cold_s": cold.seconds, "cold_cpu_s": cold.cpu_s, "cold_rss_mb": cold.max_rss_mb, "cold_exit": cold.returncode})
         print(f"   cold {cold.seconds:.1f} s, ast.parse {bench['ast_s']:.2f} s", flush=True)
@@ -523,6 +535,7 @@ def study(name: str, src: Path, cfg: Config) -> dict[str, Any]:
                 cfg.notes.append(f"{name}: --diff and write mode changed different files: {sorted(written ^ diff_changed)[:5]}")
     out["bench"] = bench if cfg.bench else None
     out["runs"] = runs
+    out["seconds"] = time.perf_counter() - began
     shutil.rmtree(base, ignore_errors=True)
     return out
 
@@ -737,7 +750,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--to", default=DEFAULT_TO, help=f"migrate --to (default {DEFAULT_TO})")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--only", help="comma-separated parts to run: bench, truth, lint, resolve (default: all)")
-    parser.add_argument("--resolve-timeout", type=float, default=300)
+    parser.add_argument("--resolve-timeout", type=float, default=300, help="seconds for one pip resolution (default 300)")
+    parser.add_argument("--timeout", type=float, default=3600, help="seconds one migrate run may take (default 3600)")
     parser.add_argument("--json", type=Path, help="write every figure here")
     parser.add_argument("--markdown", type=Path, help="write the tables here")
     parser.add_argument("--work", type=Path, help="scratch folder (default: a new temporary folder, removed after)")
@@ -759,6 +773,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg = Config(
         to=args.to, jobs=args.jobs, work=work.resolve(), bench="bench" in parts, truth=bool(parts & {"truth", "lint", "resolve"}),
         lint="lint" in parts, resolve="resolve" in parts, unsafe=offers_unsafe_fixes(), resolve_timeout=args.resolve_timeout,
+        timeout=args.timeout,
     )
     if not cfg.unsafe:
         cfg.notes.append("`migrate --help` offers no --unsafe-fixes: the unsafe column is skipped")
@@ -770,24 +785,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = [os.getloadavg()[0]]
     results = []
     names = Counter(name for name, _ in trees)
+    from torchmigrate.core.about import __version__
+
+    def summary() -> dict[str, Any]:
+        return {
+            "date": date.today().isoformat(),
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+            "tool": {"version": __version__},
+            "to": cfg.to,
+            "jobs": cfg.jobs,
+            "command": "`python benchmarks/realcode.py " + " ".join(argv if argv is not None else sys.argv[1:]) + "`",
+            "unsafe_fixes_available": cfg.unsafe,
+            "seconds": time.perf_counter() - started,
+            "load": [*load, os.getloadavg()[0]],
+            "notes": cfg.notes,
+            "trees": results,
+        }
+
     for name, path in trees:
         label = name if names[name] == 1 else f"{name} ({path})"
         results.append(study(label, path, cfg))
-    from torchmigrate.core.about import __version__
-
-    result = {
-        "date": date.today().isoformat(),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
-        "tool": {"version": __version__},
-        "to": cfg.to,
-        "jobs": cfg.jobs,
-        "command": "`python benchmarks/realcode.py " + " ".join(argv if argv is not None else sys.argv[1:]) + "`",
-        "unsafe_fixes_available": cfg.unsafe,
-        "seconds": time.perf_counter() - started,
-        "load": [*load, os.getloadavg()[0]],
-        "notes": cfg.notes,
-        "trees": results,
-    }
+        if args.json:  # after each tree, so that a long run can be read while it goes on
+            args.json.write_text(json.dumps(summary(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    result = summary()
     text = markdown(result)
     print(text)
     print(f"harness time: {result['seconds']:.0f} s")

@@ -193,6 +193,17 @@ def test_second_runs_that_still_change_files_and_outputs_that_do_not_parse_are_r
     assert (src / "good.py").read_text() == "x = 1\n"  # the source tree is never written
 
 
+def test_a_run_that_takes_too_long_gives_no_figures(tmp_path: Path) -> None:
+    src = _repo(tmp_path / "src", {"a.py": "import torch\n"})
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\ntime.sleep(30)\n")
+    cfg = _fake_config(tmp_path, migrate=[sys.executable, str(slow)], timeout=0.5)
+    result = realcode.study("slow", src, cfg)
+    assert result["bench"] is None and result["runs"] == {}
+    assert len(cfg.notes) == 1 and "slow: the cold run did not finish within" in cfg.notes[0]
+    assert result["seconds"] < 20
+
+
 def test_lint_regressions_are_blamed_on_the_nearest_edit(tmp_path: Path) -> None:
     pristine = _repo(tmp_path / "p", {"pyproject.toml": "[tool.ruff]\nline-length = 40\n", "m.py": "import os\n\nprint(os.sep)\n\n\nz = 3\n"})
     migrated = _repo(tmp_path / "m", {"pyproject.toml": "[tool.ruff]\nline-length = 40\n", "m.py": "import os\n\nprint('x')\n\n\nz = 3  # an edit made this line far too long\n"})
