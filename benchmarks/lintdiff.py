@@ -182,7 +182,7 @@ def run_flake8(root: Path, files: Sequence[str], notes: list[str]) -> dict[str, 
     for chunk in _chunks(files):
         proc = _run([exe, "--format=default", "--exit-zero", *chunk], root)
         if proc.returncode != 0 or "Traceback" in proc.stderr:
-            note = f"{root.name}: flake8 rejected the project's configuration ({proc.stderr.strip().splitlines()[-1:]}); used its defaults"
+            note = f"{root.parent.name}: flake8 rejected the project's configuration ({proc.stderr.strip().splitlines()[-1:]}); used its defaults"
             if note not in notes:
                 notes.append(note)
             proc = _run([exe, "--isolated", "--format=default", "--exit-zero", *chunk], root)
@@ -201,7 +201,7 @@ def run_ruff(root: Path, files: Sequence[str], notes: list[str]) -> dict[str, li
     for chunk in _chunks(files):
         proc = _run([*base, *chunk], root)
         if proc.returncode != 0:
-            note = f"{root.name}: ruff rejected the project's configuration; used its defaults (--isolated)"
+            note = f"{root.parent.name}: ruff rejected the project's configuration; used its defaults (--isolated)"
             if note not in notes:
                 notes.append(note)
             proc = _run([*base, "--isolated", *chunk], root)

@@ -362,6 +362,7 @@ def truth_run(name: str, pristine: Path, copy: Path, cfg: Config, unsafe: bool) 
         for x in f.get("findings", []):
             per_pass[x["pass_id"]]["findings"] += 1
     failures: list[dict[str, Any]] = []
+    second_error: list[str] | None = None
 
     # outputs that do not parse
     for path in changed:
@@ -394,7 +395,8 @@ def truth_run(name: str, pristine: Path, copy: Path, cfg: Config, unsafe: bool) 
                     }
                 )
     else:
-        cfg.notes.append(f"{name}: the second run failed: {second.stderr.decode(errors='replace')[-500:]}")
+        second_error = second.stderr.decode(errors="replace").strip().splitlines()[-1:] or [f"exit {second.returncode}"]
+        cfg.notes.append(f"{name}: the second run failed (exit {second.returncode}): {second_error[0][:300]}")
 
     lint: dict[str, Any] = {}
     if cfg.lint:
@@ -416,6 +418,7 @@ def truth_run(name: str, pristine: Path, copy: Path, cfg: Config, unsafe: bool) 
         "from": repo.get("from"),
         "seconds": first.seconds,
         "second_run_s": second.seconds,
+        "second_run_error": second_error[0] if second_error else None,
         "max_rss_mb": first.max_rss_mb,
         "exit": first.returncode,
         "files": len(files),
@@ -655,7 +658,8 @@ def truth_table(trees: Sequence[dict[str, Any]], unsafe: bool) -> str:
         rows.append(
             f"| {tree['name']} | {run['from']} | {run['changed']} | {run['edits']} | {run['findings']} | "
             f"{other['edits'] if other and 'edits' in other else ('n/a' if not unsafe else '—')} | {_failures(run, 'lint')} | "
-            f"{_failures(run, 'format')} | {_failures(run, 'unparsable')} | {_failures(run, 'second-run')} | {sets} |"
+            f"{_failures(run, 'format')} | {_failures(run, 'unparsable')} | "
+            f"{'migrate failed' if run.get('second_run_error') else _failures(run, 'second-run')} | {sets} |"
         )
     return "\n".join(rows)
 

@@ -480,7 +480,7 @@ def classify(returncode: int, stdout: str, stderr: str) -> Resolution:
     answer worthless either way (pip goes on without it): unreachable."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip() and not line.startswith("WARNING: Location")]
     unanswered = [line for line in lines if _NETWORK.search(line)]
-    if unanswered and (returncode == 0 or not _RESOLUTION.search(stderr)):
+    if unanswered:  # a package missing from the answer may be on the index that did not answer
         return Resolution(UNREACHABLE, unanswered[0][:300])
     if returncode == 0:
         chosen: dict[str, str] = {}

@@ -143,6 +143,8 @@ def test_resolve_classifies_what_pip_says() -> None:
     offline = "WARNING: Retrying after connection broken by 'NameResolutionError(… Name or service not known)'\n"
     assert reqsets.resolve(reqset, runner=runner((0, report, offline))).status == reqsets.UNREACHABLE
     assert reqsets.resolve(reqset, runner=runner((1, "", "ERROR: " + offline))).status == reqsets.UNREACHABLE
+    # pip found no torch because the set's own index did not answer: not a resolution failure
+    assert reqsets.resolve(reqset, runner=runner((1, "", offline + conflict))).status == reqsets.UNREACHABLE
 
     def slow(command: list[str], timeout: float) -> tuple[int, str, str]:
         raise subprocess.TimeoutExpired(command, timeout)
