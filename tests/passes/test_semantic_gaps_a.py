@@ -103,3 +103,123 @@ def test_cuda_memory_names_call_what_the_old_ones_called(monkeypatch: pytest.Mon
     assert ran.deprecations == [] and ran.all_deprecations == []
     assert calls == old_calls == [None, 0]
     assert (ran.namespace["reserved"], ran.namespace["peak"]) == (old.namespace["reserved"], old.namespace["peak"])
+
+
+# --- autograd-variable -----------------------------------------------------------------------------------------
+
+VARIABLE = """
+import numpy as np
+import torch
+from torch.autograd import Variable
+
+w = torch.randn(3, requires_grad=True)
+hidden = w * 2                                   # has history
+a = Variable(hidden)                             # detached alias
+b = Variable(hidden, requires_grad=True)         # a new leaf on the same storage
+c = Variable(hidden + 1, True)
+d = Variable(hidden.data)
+h0 = Variable(torch.zeros(2, 3))
+c0 = Variable(torch.zeros(2, 3), requires_grad=True)
+n = Variable(torch.from_numpy(np.ones(2)), requires_grad=True)
+legacy = Variable(torch.Tensor(hidden))          # the legacy constructor aliases with history: detach kept
+loss = (b * a).sum() + (c * c0.sum()).sum() + n.sum() + legacy.sum()
+loss.backward()
+is_var = isinstance(a, Variable)
+"""
+
+
+def _facts(t: Any) -> tuple[Any, ...]:
+    return (t.requires_grad, t.is_leaf, t.grad_fn is None, tuple(t.shape), t.dtype)
+
+
+def test_variable_is_a_detach_with_the_same_autograd_facts() -> None:
+    new = migrate(VARIABLE, "autograd-variable")
+    assert "Variable" not in new
+    assert "h0 = torch.zeros(2, 3)\n" in new and "c0 = torch.zeros(2, 3, requires_grad=True)\n" in new
+    assert "a = hidden.detach()" in new and "legacy = torch.Tensor(hidden).detach()" in new
+    torch.manual_seed(0)
+    old = run_code(VARIABLE)
+    torch.manual_seed(0)
+    ran = run_code(new)
+    assert ran.deprecations == [] and ran.all_deprecations == []
+    o, r = old.namespace, ran.namespace
+    for name in ("a", "b", "c", "d", "h0", "c0", "n", "legacy", "loss"):
+        assert _facts(o[name]) == _facts(r[name]), name
+        assert torch.equal(o[name], r[name]), name
+    # the same storage as the wrapped tensor, and gradients stop where Variable stopped them
+    assert r["a"].data_ptr() == r["hidden"].data_ptr() and r["b"].data_ptr() == r["hidden"].data_ptr()
+    assert o["w"].grad is None and r["w"].grad is None
+    for name in ("b", "c0", "n"):
+        assert torch.equal(o[name].grad, r[name].grad), name
+    assert o["is_var"] is r["is_var"] is True
+    # without the detach the rewrite would differ: plain `hidden` carries history back to w
+    assert not o["hidden"].is_leaf
+
+
+def test_variable_with_volatile_warns_and_is_left_as_a_finding() -> None:
+    _, caught = warnings_of("import torch\nfrom torch.autograd import Variable\nv = Variable(torch.ones(2), volatile=True)\n")
+    assert any("volatile was removed" in w for w in caught)
+    result = migrate_source("from torch.autograd import Variable\nv = Variable(x, volatile=True)\n", to="2.13", select=["autograd-variable"])
+    assert result.code.endswith("v = Variable(x, volatile=True)\n") and len(result.findings) == 1
+
+
+# --- torch-norm --------------------------------------------------------------------------------------------------
+
+NORM = """
+import math
+import numpy as np
+import torch
+from torch import norm
+
+g = torch.Generator().manual_seed(0)
+v = torch.randn(7, generator=g, dtype=torch.float64, requires_grad=True)
+m = torch.randn(4, 5, generator=g, dtype=torch.float64, requires_grad=True)
+b = torch.randn(3, 4, 5, generator=g, requires_grad=True)
+h = torch.randn(6, 3, generator=g).half()
+buf = torch.empty(5, dtype=torch.float64)
+
+def method_forms(x: torch.Tensor, y: torch.Tensor):
+    return x.norm(), x.norm(1), x.norm(p=3, dim=-1, keepdim=True), y.norm(2, (1, 2)), y.float().norm(dim=0), y.norm(2, 1, False, torch.float64)
+
+r = [
+    torch.norm(v), torch.norm(m), torch.norm(b),
+    torch.norm(m, p="fro"), torch.norm(m, "fro", 1), torch.norm(b, "fro", (1, 2), True),
+    torch.norm(v, p=None), torch.norm(m, None, 0),
+    torch.norm(m, 2), torch.norm(m, 2, dim=(0, 1)), torch.norm(m, p=1, dim=1), torch.norm(m, 0), torch.norm(m, 0.5, 1),
+    torch.norm(v, float("inf")), torch.norm(v, -math.inf), torch.norm(v, np.inf), torch.norm(m, -1, 1, True),
+    torch.norm(m, "nuc"), torch.norm(b, p="nuc", dim=(1, 2)), torch.norm(b, "nuc", (0, 2), True),
+    torch.norm(h), torch.norm(h, dim=1, dtype=torch.float32), torch.norm(b, 2, 2, dtype=torch.float64),
+    norm(m, dim=0),
+    torch.stack([torch.norm(m), torch.norm(v)]).norm(),
+    *method_forms(m, b),
+]
+o = torch.norm(m.detach(), 2, 0, False, buf)
+total = sum(x.double().sum() for x in r)
+total.backward()
+grads = (v.grad, m.grad, b.grad)
+"""
+
+
+def test_torch_norm_becomes_the_call_it_makes() -> None:
+    new = migrate(NORM, "torch-norm")
+    assert "torch.norm(" not in new and ".norm(" not in new.replace("_norm(", "")
+    old, ran = run_code(NORM), run_code(new)
+    assert ran.deprecations == [] and ran.all_deprecations == []
+    assert len(old.namespace["r"]) == len(ran.namespace["r"]) == 31
+    for i, (a, b) in enumerate(zip(old.namespace["r"], ran.namespace["r"], strict=True)):
+        assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b), i
+    assert ran.namespace["o"] is ran.namespace["buf"] and torch.equal(old.namespace["buf"], ran.namespace["buf"])
+    for a, b in zip(old.namespace["grads"], ran.namespace["grads"], strict=True):
+        assert torch.equal(a, b)
+
+
+def test_torch_norm_findings_are_the_forms_with_other_results() -> None:
+    """What stays a finding really differs: a string p the rewrite would have to guess, and sparse inputs."""
+    with pytest.raises(NotImplementedError):
+        torch.linalg.vector_norm(torch.eye(3).to_sparse())
+    assert torch.norm(torch.eye(3).to_sparse()) == torch.norm(torch.eye(3))
+    with pytest.raises(TypeError):
+        torch.linalg.vector_norm(torch.ones(3, 3), "fro")  # so p=<variable> holding "fro" cannot become ord=p
+    code = "import torch\nn = torch.norm(x, p=norm_type)\ns = torch.norm(y.to_sparse())\n"
+    result = migrate_source(code, to="2.13", select=["torch-norm"])
+    assert result.code == code and len(result.findings) == 2

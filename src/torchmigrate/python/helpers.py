@@ -221,7 +221,9 @@ def bind(call: cst.Call, params: Sequence[str]) -> Bound:
 
 
 
-_PRIMARY = (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp)
+_PRIMARY = (
+    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp
+)
 
 
 def as_receiver(node: cst.BaseExpression) -> cst.BaseExpression:
