@@ -91,3 +91,20 @@ def test_cli_jobs_do_not_change_the_output(many: Path) -> None:
     assert one.stdout == two.stdout and one.stdout.count(b"\n--- a/") + 1 == 24
     assert one.stderr == two.stderr
     assert not (many / ".torchmigrate_cache").exists()
+
+
+def test_a_batch_submitted_early_takes_no_more_files(tmp_path: Path) -> None:
+    """One file that needs the engine, then more files that need nothing than the look-ahead window holds, then more
+    engine files: the first (part-filled) batch is submitted when its slot leaves the window, and the files after
+    that go to a new batch (they were appended to the submitted one, whose results lacked them: an IndexError)."""
+    runner = Runner(jobs=2)
+    names = ["a_legacy.py", *(f"b{i:03d}.py" for i in range(runner.window + 5)), "c_legacy.py", "d_legacy.py"]
+    for name in names:
+        (tmp_path / name).write_text(LEGACY if "legacy" in name else PLAIN)
+    tasks = _tasks(tmp_path)
+    try:
+        pooled = _records(runner.run(tasks, write=False))
+    finally:
+        runner.close()
+    assert pooled == _records(run_tasks(tasks, write=False, jobs=1))
+    assert [r[0] for r in pooled if r[1] is not None] == [str(tmp_path / n) for n in ("a_legacy.py", "c_legacy.py", "d_legacy.py")]

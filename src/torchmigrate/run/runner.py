@@ -203,6 +203,8 @@ class Runner:
         for task in tasks:
             slot, item = self._prepare(task)
             if item is not None:
+                if batch.submitted:  # handed to the workers early, to finish a slot leaving the window
+                    batch = _Batch()
                 slot.batch, slot.index = batch, len(batch.items)
                 batch.items.append(item)
                 if len(batch.items) >= self.batch_size:
