@@ -223,3 +223,82 @@ def test_torch_norm_findings_are_the_forms_with_other_results() -> None:
     code = "import torch\nn = torch.norm(x, p=norm_type)\ns = torch.norm(y.to_sparse())\n"
     result = migrate_source(code, to="2.13", select=["torch-norm"])
     assert result.code == code and len(result.findings) == 2
+
+
+# --- local-rank-argument -----------------------------------------------------------------------------------------
+
+LOCAL_RANK = """
+import argparse
+
+def build():
+    parser = argparse.ArgumentParser(prog="train")
+    group = parser.add_argument_group("distributed")
+    group.add_argument("--local_rank", type=int, default=-1)
+    parser.add_argument("--epochs", type=int, default=1)
+    return parser
+"""
+
+
+def _launcher_argv() -> list[str]:
+    """The arguments torch.distributed.launch (2.13) gives the script of rank 0: built by torch's own code."""
+    import torch.distributed.launch as launch
+    import torch.distributed.run as run
+
+    _, _, argv = run.config_from_args(launch.parse_args(["--nproc-per-node=1", "train.py", "--epochs", "3"]))
+    return [a.replace("${local_rank}", "0") for a in argv if a not in ("-u", "train.py")]
+
+
+def test_local_rank_parser_accepts_what_the_launcher_passes(capsys: pytest.CaptureFixture[str]) -> None:
+    new = migrate(LOCAL_RANK, "local-rank-argument")
+    argv = _launcher_argv()
+    assert argv == ["--local-rank=0", "--epochs", "3"]
+    old_parser, new_parser = run_code(LOCAL_RANK).namespace["build"](), run_code(new).namespace["build"]()
+    with pytest.raises(SystemExit):
+        old_parser.parse_args(argv)
+    assert "unrecognized arguments: --local-rank=0" in capsys.readouterr().err
+    assert vars(new_parser.parse_args(argv)) == {"local_rank": 0, "epochs": 3}
+    # every command line the old parser accepted gives the same namespace
+    for accepted in ([], ["--local_rank", "2"], ["--local_rank=1", "--epochs", "4"]):
+        assert vars(new_parser.parse_args(accepted)) == vars(old_parser.parse_args(accepted))
+
+
+# --- tensor-storage ----------------------------------------------------------------------------------------------
+
+STORAGE = """
+import torch
+
+x = torch.arange(12, dtype=torch.float32)
+view = x[3:].view(3, 3)
+h = torch.zeros(5, dtype=torch.float16)
+same = view.storage().data_ptr() == x.storage().data_ptr()
+facts = (x.storage().nbytes(), x.storage().is_shared(), x.storage().is_pinned(), str(x.storage().device))
+sizes = (x.storage().size(), view.storage().size(), h.storage().size(), h.storage().element_size(), h.storage().dtype)
+empty_before = h.storage().size() == 0
+h.storage().resize_(0)
+empty_after = h.storage().size() == 0, 0 < h.storage().size()
+buf = torch.empty(0, dtype=torch.float64)
+buf.storage().resize_(2 + 5)
+grown = (buf.storage().size(), buf.storage().nbytes(), buf.storage().untyped().nbytes())
+total = sum(t.storage().size() * t.storage().element_size() for t in (x, h, buf))
+"""
+
+
+def test_untyped_storage_keeps_counts_in_elements_where_the_code_meant_them() -> None:
+    new = migrate(STORAGE, "tensor-storage")
+    assert ".storage()" not in new
+    torch.storage._set_always_warn_typed_storage_removal(True)
+    try:
+        _, old_warnings = warnings_of(STORAGE)
+        old, ran = run_code(STORAGE), run_code(new)
+        _, new_warnings = warnings_of(new)
+    finally:
+        torch.storage._set_always_warn_typed_storage_removal(False)
+    assert any("TypedStorage is deprecated" in w for w in old_warnings)
+    assert not any("TypedStorage" in w for w in new_warnings)
+    assert ran.deprecations == [] and ran.all_deprecations == []
+    for name in ("same", "facts", "sizes", "empty_before", "empty_after", "grown", "total"):
+        assert old.namespace[name] == ran.namespace[name], name
+    assert ran.namespace["sizes"][:3] == (12, 12, 5) and ran.namespace["grown"] == (7, 56, 56)
+    # the byte counts the rewrite converts from: an untyped storage's size() is not the element count
+    assert ran.namespace["x"].untyped_storage().size() == 48
+

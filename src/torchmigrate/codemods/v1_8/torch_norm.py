@@ -152,6 +152,24 @@ PASS = Pass(
             """,
         ),
         Example(
+            title="a call over several lines whose last argument goes",
+            before="""
+                import torch
+
+                norm = torch.norm(
+                    torch.stack([g.norm(p=2) for g in grads]),
+                    p="fro",
+                )
+            """,
+            after="""
+                import torch
+
+                norm = torch.linalg.vector_norm(
+                    torch.stack([g.norm(p=2) for g in grads]),
+                )
+            """,
+        ),
+        Example(
             title="import torch as th; from torch import norm",
             before="""
                 import torch as th
@@ -382,9 +400,13 @@ class Norms(PassTransformer):
         self.edited(original_node, plan.message)
         if name is not None:
             self.drop_imports_of(func)
+        args = [_updated(a, original_node, updated_node) for a in plan.args]
+        last = original_node.args[-1] if original_node.args else None
+        if last is not None and not any(a is last for a in plan.args):  # the last argument went: keep the closing layout
+            args[-1] = args[-1].with_changes(comma=last.comma, whitespace_after_arg=last.whitespace_after_arg)
         return cst.Call(
             func=self.ref(plan.function, like=func if name is not None else None),
-            args=fix_commas([_updated(a, original_node, updated_node) for a in plan.args]),
+            args=fix_commas(args),
             lpar=updated_node.lpar,
             rpar=updated_node.rpar,
             whitespace_after_func=updated_node.whitespace_after_func,
