@@ -302,3 +302,40 @@ def test_untyped_storage_keeps_counts_in_elements_where_the_code_meant_them() ->
     # the byte counts the rewrite converts from: an untyped storage's size() is not the element count
     assert ran.namespace["x"].untyped_storage().size() == 48
 
+
+# --- fsdp1-state-dict (findings) ---------------------------------------------------------------------------------
+
+
+def test_fsdp1_state_dict_apis_warn_and_the_named_replacements_exist() -> None:
+    """Each API the pass reports warns a FutureWarning on 2.13 (before it fails on a module without FSDP units), and the
+    APIs its message names exist with the parameters it names."""
+    import inspect
+
+    from torch.distributed.checkpoint import state_dict as dsd
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from torch.distributed.fsdp import StateDictType
+
+    from torchmigrate.codemods.v2_4.fsdp1_state_dict import ADVICE
+
+    model = torch.nn.Linear(2, 2)
+    optim = torch.optim.SGD(model.parameters(), lr=0.1)
+    calls = {
+        "state_dict_type": lambda: FSDP.state_dict_type(model, StateDictType.FULL_STATE_DICT).__enter__(),
+        "set_state_dict_type": lambda: FSDP.set_state_dict_type(model, StateDictType.FULL_STATE_DICT),
+        "full_optim_state_dict": lambda: FSDP.full_optim_state_dict(model, optim),
+        "sharded_optim_state_dict": lambda: FSDP.sharded_optim_state_dict(model, optim),
+        "shard_full_optim_state_dict": lambda: FSDP.shard_full_optim_state_dict({}, model),
+        "flatten_sharded_optim_state_dict": lambda: FSDP.flatten_sharded_optim_state_dict({}, model, optim),
+        "scatter_full_optim_state_dict": lambda: FSDP.scatter_full_optim_state_dict({}, model),
+    }
+    assert set(calls) == set(ADVICE)
+    for call in calls.values():
+        with pytest.warns(FutureWarning, match="deprecated"):
+            try:
+                call()
+            except (KeyError, IndexError, RuntimeError, ValueError):
+                pass  # no FSDP unit in a plain module: the warning came first
+    assert {"model", "optimizers", "options"} <= set(inspect.signature(dsd.get_state_dict).parameters)
+    assert {"model_state_dict", "optim_state_dict", "options"} <= set(inspect.signature(dsd.set_state_dict).parameters)
+    assert {"full_state_dict", "cpu_offload"} <= set(inspect.signature(dsd.StateDictOptions).parameters)
+    assert callable(FSDP.optim_state_dict) and callable(FSDP.optim_state_dict_to_load)
