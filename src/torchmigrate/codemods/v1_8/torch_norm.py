@@ -46,6 +46,7 @@ last bits. A `"nuc"` or `"fro"` norm over the wrong number of dimensions raised 
 from __future__ import annotations
 
 import ast
+import re
 
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
@@ -74,6 +75,15 @@ TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT"})
 INF_NAMES = frozenset({"math.inf", "torch.inf", "numpy.inf"})
 
 
+# `.norm(` not right after `self`/`cls` (modules' norm layers), or an import of the name `norm`: a file without one
+# has no site (the text filter spares the many model files whose only `.norm(` is `self.norm(x)` an ast parse).
+_SITES = re.compile(r"(?<!\bself)(?<!\bcls)\.norm\s*\(|\bimport\b[^;\n]*\bnorm\b|\bimport\s*\([^)]*\bnorm\b")
+
+
+def _has_site(text: str) -> bool:
+    return _SITES.search(text) is not None
+
+
 def _method_site(call: ast.Call) -> bool:
     """``<something>.norm(...)`` that is not ``self.norm(...)`` or ``self.<attr>.norm(...)`` (modules, not tensors)."""
     func = call.func
@@ -97,11 +107,12 @@ PASS = Pass(
         "matrix_norm since 2.0 (pytorch/pytorch#81761, #84624); torch 2.13.0 torch/functional.py norm and "
         "torch/_tensor.py Tensor.norm; TorchFix TOR101"
     ),
-    # `torch.norm(` / `x.norm(` and the from-import forms; "sparse" keeps statements that mention sparse tensors in the
-    # slice the pass sees (it reports instead of rewriting in such files)
-    triggers=(".norm(", "import norm", " norm,", " norm\n", " norm)", "(norm,", "sparse"),
+    # `torch.norm(` / `x.norm(` and the from-import forms
+    triggers=(".norm(", "import norm", " norm,", " norm\n", " norm)", "(norm,"),
     qualnames=frozenset(FUNCTIONS),
     method_filter=_method_site,
+    text_filter=_has_site,
+    sliceable=False,  # whether the file mentions sparse tensors anywhere decides between an edit and a finding
     examples=[
         Example(
             title="defaults, dim and keepdim, a number",
