@@ -188,6 +188,7 @@ r = [
     torch.norm(m, 2), torch.norm(m, 2, dim=(0, 1)), torch.norm(m, p=1, dim=1), torch.norm(m, 0), torch.norm(m, 0.5, 1),
     torch.norm(v, float("inf")), torch.norm(v, -math.inf), torch.norm(v, np.inf), torch.norm(m, -1, 1, True),
     torch.norm(m, "nuc"), torch.norm(b, p="nuc", dim=(1, 2)), torch.norm(b, "nuc", (0, 2), True),
+    torch.norm(m, "nuc", None), torch.norm(m, p="nuc", dim=None, keepdim=True), torch.norm(m, "nuc", None, True),
     torch.norm(h), torch.norm(h, dim=1, dtype=torch.float32), torch.norm(b, 2, 2, dtype=torch.float64),
     norm(m, dim=0),
     torch.stack([torch.norm(m), torch.norm(v)]).norm(),
@@ -205,7 +206,7 @@ def test_torch_norm_becomes_the_call_it_makes() -> None:
     assert "torch.norm(" not in new and ".norm(" not in new.replace("_norm(", "")
     old, ran = run_code(NORM), run_code(new)
     assert ran.deprecations == [] and ran.all_deprecations == []
-    assert len(old.namespace["r"]) == len(ran.namespace["r"]) == 31
+    assert len(old.namespace["r"]) == len(ran.namespace["r"]) == 34
     for i, (a, b) in enumerate(zip(old.namespace["r"], ran.namespace["r"], strict=True)):
         assert a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b), i
     assert ran.namespace["o"] is ran.namespace["buf"] and torch.equal(old.namespace["buf"], ran.namespace["buf"])

@@ -10,7 +10,7 @@ Rewrites the forms whose result is the same, to the call `torch.norm` itself mak
 | `torch.norm(x, 2, 1)` / `torch.norm(x, p=1, dim=(0, 1))` | `torch.linalg.vector_norm(x, 2, 1)` / `torch.linalg.vector_norm(x, ord=1, dim=(0, 1))` |
 | `torch.norm(x, "fro", 1)` | `torch.linalg.vector_norm(x, 2, 1)` |
 | `torch.norm(A, "nuc")` / `torch.norm(A, p="nuc", dim=(1, 2))` | `torch.linalg.matrix_norm(A, "nuc")` / `torch.linalg.matrix_norm(A, ord="nuc", dim=(1, 2))` |
-| `torch.norm(x, p, d, k, out, dtype)` (positional `out`, `dtype`) | `torch.linalg.vector_norm(x, p, d, k, out=out, dtype=dtype)` |
+| `torch.norm(x, p, d, k, out, dtype)` (positional `out`, `dtype`) | `torch.linalg.vector_norm(x, p, d, k, dtype=dtype, out=out)` |
 
 `p` must be visibly a number (`2`, `0.5`, `-1`, `float("inf")`, `math.inf`, `torch.inf`, `np.inf`, negated or not),
 `None`, `"fro"` or `"nuc"`. The tensor method `x.norm(...)` (parameters `p, dim, keepdim, dtype`) is rewritten the
@@ -278,19 +278,23 @@ PASS = Pass(
 _NUMBER = (cst.Integer, cst.Float)
 
 
-def _number(node: cst.BaseExpression, qualname: PassTransformer) -> bool:
+def _number(node: cst.BaseExpression, t: PassTransformer) -> bool:
     """``node`` is visibly a number: a literal, ``float("inf")``, ``math.inf`` & co., negated or not."""
     if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus | cst.Plus):
-        return _number(node.expression, qualname)
+        return _number(node.expression, t)
     if isinstance(node, _NUMBER):
         return True
     if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "float":
-        if len(node.args) == 1 and isinstance(node.args[0].value, cst.SimpleString) and qualname.qualname(node.func) is None:
+        if len(node.args) == 1 and isinstance(node.args[0].value, cst.SimpleString) and t.qualname(node.func) is None:
             return str(node.args[0].value.evaluated_value).strip().lower() in ("inf", "-inf", "+inf", "infinity", "-infinity")
         return False
     if isinstance(node, cst.Attribute | cst.Name):
-        return qualname.qualname(node) in INF_NAMES
+        return t.qualname(node) in INF_NAMES
     return False
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _string(node: cst.BaseExpression) -> str | None:
@@ -333,7 +337,7 @@ def _plan(bound: Bound, params: tuple[str, ...], first: cst.Arg, t: PassTransfor
     kind = "fro" if p is None else None
     if p is not None:
         text = _string(p.value)
-        if isinstance(p.value, cst.Name) and p.value.value == "None":
+        if _is_none(p.value):
             kind = "none"
         elif text is not None:
             kind = text if text in ("fro", "nuc") else "bad"
@@ -361,6 +365,11 @@ def _plan(bound: Bound, params: tuple[str, ...], first: cst.Arg, t: PassTransfor
                 continue
             assert a is not None
             args.append(a if a.keyword is None else _keyword(a, "ord"))
+            continue
+        if a is not None and name == "dim" and kind == "nuc" and _is_none(a.value):
+            # torch.norm reads dim=None as every dim (an error unless there are two); matrix_norm takes no None
+            if "keepdim" in positional:
+                args.append(a.with_changes(value=cst.parse_expression("(-2, -1)")))
             continue
         if a is not None:
             args.append(a)
