@@ -23,7 +23,7 @@ call with arguments, or on `self` (a method of the class at hand), is not a tens
 ## Why
 PyTorch 2.0 deprecated `TypedStorage` ("TypedStorage is deprecated. It will be removed in the future and
 UntypedStorage will be the only storage class … use tensor.untyped_storage() instead of tensor.storage()",
-pytorch/pytorch#85303). On torch 2.13 `Tensor.storage()` still returns one and warns (`UserWarning`, once per process
+tracking issue pytorch/pytorch#85302). On torch 2.13 `Tensor.storage()` still returns one and warns (`UserWarning`, once per process
 unless `torch.storage._set_always_warn_typed_storage_removal(True)`), as do its public methods.
 
 ## Fix safety
@@ -55,7 +55,7 @@ PASS = Pass(
     safety=SAFE,
     title="x.storage().data_ptr() / .size() / .resize_(n) → x.untyped_storage()… (bytes, not elements)",
     evidence=(
-        "PyTorch 2.0 release notes, TypedStorage deprecation (pytorch/pytorch#85303); torch 2.13.0 torch/storage.py "
+        "PyTorch 2.0: TypedStorage deprecated, every method warns (plan: pytorch/pytorch#85302); torch 2.13.0 torch/storage.py "
         "(TypedStorage._size, _resize_, data_ptr, nbytes: views of the untyped storage) and torch/_tensor.py storage()"
     ),
     triggers=(".storage()",),
