@@ -38,7 +38,7 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
-from torchmigrate.python.helpers import bind, fix_commas, kwarg, make_kwarg, method_call
+from torchmigrate.python.helpers import bind, kwarg, method_call, with_kwarg
 from torchmigrate.python.transform import CallContext, PassTransformer
 
 VARIABLE = ("torch.autograd.Variable", "torch.autograd.variable.Variable")
@@ -239,7 +239,7 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         if factory not in NO_REQUIRES_GRAD_KWARG:
             assert isinstance(data, cst.Call)
             value = flag if flag is not None else cst.Name("True")
-            return data.with_changes(args=fix_commas([*data.args, make_kwarg("requires_grad", value)]))
+            return with_kwarg(data, "requires_grad", value)
         return _requires_grad(data, wants_grad, flag)
     detached = method_call(data, "detach")
     if wants_grad is False:
