@@ -1,11 +1,11 @@
-"""The small libcst helpers passes build on: binding a call's arguments to a signature."""
+"""The small libcst helpers passes build on: binding a call's arguments to a signature, appending a keyword."""
 
 from __future__ import annotations
 
 import libcst as cst
 import pytest
 
-from torchmigrate.python.helpers import bind, code_of
+from torchmigrate.python.helpers import bind, code_of, with_kwarg
 
 PARAMS = ("model", "args", "kwargs", "strict")
 
@@ -42,3 +42,21 @@ def test_what_cannot_be_bound_exactly_is_said(code: str, why: str) -> None:
 def test_positional_arguments_after_a_star_are_not_guessed() -> None:
     bound = bind(call("export(m, *rest, (x,))"), PARAMS)
     assert set(bound.args) == {"model"} and bound.star
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("f()", "f(k=True)"),
+        ("f(a, b)", "f(a, b, k=True)"),
+        ("f(a,\n  b)", "f(a,\n  b,\n  k=True)"),
+        ("f(\n    a,\n    b,\n)", "f(\n    a,\n    b,\n    k=True,\n)"),
+        ("f(\n    a,\n    b)", "f(\n    a,\n    b,\n    k=True)"),
+        ("f(\n    a\n)", "f(\n    a,\n    k=True\n)"),
+        ("f(\n    a,  # c\n    b,  # d\n)", "f(\n    a,  # c\n    b,  # d\n    k=True,\n)"),
+    ],
+)
+def test_an_appended_keyword_follows_the_call_layout(code: str, expected: str) -> None:
+    new = with_kwarg(call(code), "k", "True")
+    assert code_of(new) == expected
+    cst.parse_expression(code_of(new))

@@ -156,6 +156,14 @@ class Pass:
     # Precheck (stdlib ast): can this call of one of the pass's qualified names need the pass? ``None``: every call
     # can. A pass with a filter must act only on calls that pass it and on non-call references to its names.
     call_filter: Callable[[ast.Call], bool] | None = None
+    # Precheck (stdlib ast): can this call need the pass, whatever its callee resolves to? For a transformer that acts
+    # on method calls of objects the import map cannot type (``x.norm()`` on a tensor). With it, a file is in play when
+    # one of its calls passes the filter, or (with ``qualnames``) it references one of those names.
+    method_filter: Callable[[ast.Call], bool] | None = None
+    # Precheck (text, before any parse): can this file need the pass at all? For a pass whose trigger words are common
+    # in look-alikes the ast would reject anyway (``self.norm(x)`` beside ``x.norm()``): a file it says no to is not
+    # parsed for this pass. A pass with a filter must act only on files that pass it.
+    text_filter: Callable[[str], bool] | None = None
     # The qualified names a custom transformer acts on, matched by the precheck like renames and call rewriters
     # (``None``: the transformer cannot say, so any trigger word in code keeps the pass in play).
     qualnames: frozenset[str] | None = None

@@ -125,7 +125,35 @@ def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
 def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression | str) -> cst.Call:
     """``call`` with ``name=value`` appended (a string is taken as a name, e.g. ``"True"``), commas mended."""
     expr = cst.Name(value) if isinstance(value, str) else value
-    return call.with_changes(args=fix_commas([*call.args, make_kwarg(name, expr)]))
+    return append_arg(call, make_kwarg(name, expr))
+
+
+
+def append_arg(call: cst.Call, new: cst.Arg) -> cst.Call:
+    """``call`` with ``new`` appended after its last argument, in the call's own layout: in a call written one
+    argument per line, ``new`` gets a line of its own with the same indentation (and the trailing comma, if the call
+    had one); otherwise it follows ``, `` on the same line."""
+    args = list(call.args)
+    separator: cst.BaseParenthesizableWhitespace | None = None
+    if len(args) >= 2 and isinstance(args[-2].comma, cst.Comma):
+        separator = args[-2].comma.whitespace_after
+    elif len(args) == 1:
+        separator = call.whitespace_before_args
+    if not args or not isinstance(separator, cst.ParenthesizedWhitespace):
+        return call.with_changes(args=fix_commas([*args, new]))
+    between = cst.Comma(whitespace_after=separator.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[]))
+    last = args[-1]
+    if isinstance(last.comma, cst.Comma):  # a trailing comma: it moves to the new last argument
+        closing = last.comma.whitespace_after
+        if isinstance(closing, cst.ParenthesizedWhitespace):  # a comment after the old last argument stays there
+            between = between.with_changes(whitespace_after=between.whitespace_after.with_changes(first_line=closing.first_line))
+            closing = closing.with_changes(first_line=cst.TrailingWhitespace())
+        args[-1] = last.with_changes(comma=between)
+        new = new.with_changes(comma=last.comma.with_changes(whitespace_after=closing))
+    else:  # the line break before ``)`` sits after the last argument: it moves too
+        args[-1] = last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace(""))
+        new = new.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=last.whitespace_after_arg)
+    return call.with_changes(args=[*args, new])
 
 
 
@@ -190,3 +218,23 @@ def bind(call: cst.Call, params: Sequence[str]) -> Bound:
         else:
             unknown.append(a)
     return Bound(bound, tuple(extra), tuple(unknown), star)
+
+
+
+_PRIMARY = (
+    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp
+)
+
+
+def as_receiver(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` as the value of an attribute access (``node.attr``): wrapped in parentheses unless it is a primary
+    expression already (``a + b`` → ``(a + b)``, so that ``(a + b).detach()`` keeps its meaning)."""
+    if isinstance(node, _PRIMARY) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+
+def method_call(receiver: cst.BaseExpression, method: str, *args: cst.Arg) -> cst.Call:
+    """``receiver.method(args)``, the receiver parenthesized where it must be."""
+    return cst.Call(func=cst.Attribute(value=as_receiver(receiver), attr=cst.Name(method)), args=fix_commas(list(args)))

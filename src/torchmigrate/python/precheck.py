@@ -12,7 +12,9 @@ file goes through three gates, each cheaper than the next is expensive:
      ``QualifiedNameProvider``: every import anywhere in the file counts, whatever its scope); or
    - it has a custom transformer, and one of its trigger words occurs in code (not in a comment or docstring; other
      string literals count, since a transformer may read them). A pass may narrow this by declaring
-     ``qualnames=frozenset({...})``: the qualified names it acts on, matched like the declarative passes.
+     ``qualnames=frozenset({...})``: the qualified names it acts on, matched like the declarative passes, and a
+     ``method_filter``: a test of a call (whatever its callee) that keeps the pass in play (``x.norm()``, not
+     ``self.norm(x)``).
 3. **libcst** parse and metadata, only for files with at least one pass in play, and only for the passes in play.
 
 It never skips a file a pass would change: a file ``ast`` cannot parse, or a pass whose trigger words are not plain
@@ -509,6 +511,12 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     out = []
     for pass_ in passes:
         targets = pass_targets(pass_)
+        if pass_.method_filter is not None:
+            if any(pass_.method_filter(call) for call in scanned.calls):
+                out.append(pass_)
+                continue
+            if targets is None:
+                continue
         if targets is not None:
             aliased = limited and _binds_a_prefix(scanned, pass_, targets)
             if aliased or (
