@@ -8,12 +8,13 @@
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from torchmigrate.core.results import FileResult, Report
 from torchmigrate.core.versions import Version
-from torchmigrate.run.plan import make_options, plan_tasks
+from torchmigrate.run.plan import make_options, plan_tasks, selection_warnings
 from torchmigrate.run.runner import run_tasks
 
 __all__ = ["make_options", "migrate_paths", "migrate_source", "plan_tasks"]
@@ -60,5 +61,8 @@ def migrate_paths(
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:
         raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
+    for root in paths:
+        for line in selection_warnings(root, options, detect_from=from_ is None):
+            warnings.warn(line, UserWarning, stacklevel=2)
     tasks = plan_tasks(paths, options, detect_from=from_ is None)
     return Report.of(run_tasks(tasks, write=write, jobs=jobs, cache=cache, executor=executor, ray_address=ray_address))

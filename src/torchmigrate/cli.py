@@ -22,6 +22,7 @@ from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
 from torchmigrate.run import config
 from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
+from torchmigrate.run.plan import selection_warnings
 from torchmigrate.run.runner import Runner
 
 
@@ -200,17 +201,15 @@ def _paths(paths: list[Path] | None, repos_from: str | None, to: str | None) -> 
 
 
 def _plans(paths: list[Path], overrides: config.Overrides, config_file: Path | None, isolated: bool) -> list[config.RootPlan]:
-    """One plan per PATH (its configuration and options); ``--select`` of a pass above ``--to`` is an error."""
+    """One plan per PATH (its configuration and options). ``--select`` of a pass the run cannot apply is an error
+    (``make_options``), or a warning for a PATH whose ``--from`` is read from its torch pin."""
     try:
         plans = config.plan(paths, overrides, config_file, isolated)
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for root_plan in plans:
-        selected = root_plan.options.select or ()
-        above = [p for p in all_passes() if p.id in selected and p.version > root_plan.options.to] if selected else []
-        if above:
-            named = ", ".join(f"{p.id} ({p.release})" for p in above)
-            raise _fail(f"--select names a pass above --to {root_plan.options.to}: {named}; raise --to or drop it")
+        for line in selection_warnings(root_plan.root, root_plan.options, root_plan.detect_from):
+            typer.echo(f"migrate: warning: {line}", err=True)
     return plans
 
 

@@ -66,7 +66,7 @@ def select_passes(
     files: str = PYTHON,
 ) -> list[Pass]:
     """The passes for ``files`` (Python code, or project files) a run applies, in release order: in range
-    (``from_ < release <= to``, see :class:`Kind` for deprecations), selected and not ignored.
+    (``release <= to``, and ``from_ < release`` for behaviour changes: see :class:`Kind`), selected and not ignored.
 
     Opt-in passes run only when named in ``select``. Project file passes (``files="project"``) need only
     ``release <= to``.
@@ -87,6 +87,21 @@ def select_passes(
         result.append(candidate)
     return result
 
+
+
+def unrunnable(select: Iterable[str] | None, *, from_: Version, to: Version) -> list[tuple[Pass, str]]:
+    """The passes named in ``select`` that a run from ``from_`` to ``to`` cannot run, each with the reason: naming a
+    pass with ``--select`` never silently does nothing."""
+    if not select:
+        return []
+    chosen = set(select)
+    found = []
+    for candidate in all_passes():
+        if candidate.id in chosen:
+            why = candidate.out_of_range(from_, to)
+            if why is not None:
+                found.append((candidate, why))
+    return found
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from torchmigrate.core.registry import Options, unknown_ids
+from torchmigrate.core.registry import Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
 from torchmigrate.project.detect import detect_pinned_version
 from torchmigrate.run.cache import project_root
@@ -32,8 +32,34 @@ def make_options(
     unknown = unknown_ids([*(chosen or ()), *ignored])
     if unknown:
         raise ValueError(f"unknown pass id(s): {', '.join(unknown)} (see `migrate --list`)")
+    _check_selection(chosen, start, target, explicit_from=from_ is not None)
     return Options(to=target, from_=start, select=chosen, ignore=ignored, unsafe_fixes=unsafe_fixes)
 
+
+
+def _check_selection(chosen: frozenset[str] | None, start: Version, target: Version, explicit_from: bool) -> None:
+    """``--select`` of a pass the run cannot apply is an error, never silence (for a ``--from`` read from a project's
+    pins, :func:`selection_warnings` says it per PATH instead)."""
+    skipped = unrunnable(chosen, from_=start, to=target)
+    above = [p for p, _ in skipped if p.version > target]
+    if above:
+        named = ", ".join(f"{p.id} ({p.release})" for p in above)
+        raise ValueError(f"--select names a pass above --to {target}: {named}; raise --to or drop it")
+    if explicit_from and skipped:
+        named = "; ".join(f"{p.id} ({why})" for p, why in skipped)
+        raise ValueError(f"--select names a pass that --from {start} does not run: {named}; lower --from or drop it")
+
+
+def selection_warnings(root: str | os.PathLike[str], options: Options, detect_from: bool) -> list[str]:
+    """Why a ``--select``ed pass does nothing under ``root``, whose ``--from`` comes from its torch pin (one line each)."""
+    if not detect_from or not options.select:
+        return []
+    chosen = root_options(root, options, detect_from)
+    return [
+        f"--select {p.id} does nothing for {Path(root).as_posix()}: {why} (--from {chosen.from_} is read from its "
+        f"torch requirement; pass --from explicitly to run it)"
+        for p, why in unrunnable(chosen.select, from_=chosen.from_, to=chosen.to)
+    ]
 
 
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
