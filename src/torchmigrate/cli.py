@@ -75,6 +75,22 @@ def migrate(
         str | None, typer.Option("--select", help="Run only these pass ids (comma-separated); names opt-in passes.")
     ] = None,
     ignore: Annotated[str | None, typer.Option("--ignore", help="Skip these pass ids (comma-separated).")] = None,
+    unsafe_fixes: Annotated[
+        bool | None,
+        typer.Option(
+            "--unsafe-fixes/--no-unsafe-fixes",
+            help="Also apply review-level edits (default: report each one with its suggested change).",
+            show_default=False,
+        ),
+    ] = None,
+    min_torch: Annotated[
+        str | None,
+        typer.Option(
+            "--min-torch",
+            help="Oldest torch the migrated code must still run on (default: the project's torch requirement after "
+            "the migration, else --to).",
+        ),
+    ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the passes (with --to: those up to that release).")] = False,
     explain: Annotated[str | None, typer.Option("--explain", help="Show one pass's documentation and examples.")] = None,
     version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
@@ -133,9 +149,11 @@ def migrate(
     if executor not in ("local", "ray"):
         raise _fail(f"unknown --executor {executor!r} (local or ray)")
     all_paths = _paths(paths, repos_from, to)
-    for flag, value in (("--to", to), ("--from", from_)):
+    for flag, value in (("--to", to), ("--from", from_), ("--min-torch", min_torch)):
         _version_or_fail(flag, value)
-    overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
+    overrides = config.Overrides(
+        to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or (), unsafe_fixes, min_torch
+    )
     request = Request(
         plans=_plans(all_paths, overrides, config_file, isolated),
         mode="diff" if diff else "check" if check else "write",

@@ -227,6 +227,11 @@ class Pass:
         return None
 
     @property
+    def note_for_edits(self) -> str:
+        """What each edit of this pass tells the reader to check: the review note of a ``review`` pass."""
+        return self.review_note if self.safety is Safety.REVIEW else ""
+
+    @property
     def summary_line(self) -> str:
         opt = " (opt-in)" if self.opt_in else ""
         opt += " [project files]" if self.files == PROJECT else ""

@@ -13,10 +13,12 @@ alone.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import difflib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from torchmigrate.core.fixes import SAFE_ONLY, Gate
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.results import Edit, FileResult, Finding
 from torchmigrate.core.text import SUPPRESS, suppressed_ids
@@ -62,7 +64,7 @@ class ProjectContext:
 
     def edit(self, offset: int, message: str) -> None:
         line, col = self.position(offset)
-        self.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value))
+        self.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value, self.pass_.note_for_edits))
 
     def finding(self, offset: int, message: str) -> None:
         if self.allowed(offset):
@@ -101,8 +103,28 @@ def logical_line(text: str, offset: int) -> str:
 
 
 
-def migrate_project_text(text: str, path: PurePath, passes: Sequence[Pass], to: Version, shown: str | None = None) -> FileResult:
-    """Run the project file ``passes`` over ``text``, the content of project file ``path``. Never raises for a bad file."""
+def _line_in(seen: str, original: str) -> Callable[[int], int]:
+    """Project file rewrites change text inside lines and never add or remove one, except a rare line split."""
+    if seen.count("\n") == original.count("\n"):
+        return lambda line: line
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), seen.splitlines(), autojunk=False)
+
+    def to_original(line: int) -> int:
+        for tag, i1, _, j1, j2 in matcher.get_opcodes():
+            if j1 <= line - 1 < j2:
+                return i1 + (line - 1 - j1 if tag == "equal" else 0) + 1
+        return line
+
+    return to_original
+
+
+def migrate_project_text(
+    text: str, path: PurePath, passes: Sequence[Pass], to: Version, shown: str | None = None, gate: Gate = SAFE_ONLY
+) -> FileResult:
+    """Run the project file ``passes`` over ``text``, the content of project file ``path``. Never raises for a bad file.
+
+    ``gate``: a ``review`` pass's changes are made only with unsafe fixes, else reported with the suggested change
+    (:class:`~torchmigrate.core.fixes.Gate`)."""
     result = FileResult(path=shown if shown is not None else path.as_posix(), old=text, new=text)
     kind = project_kind(path)
     if kind is None:
@@ -120,6 +142,10 @@ def migrate_project_text(text: str, path: PurePath, passes: Sequence[Pass], to: 
             return result
         result.findings.extend(ctx.findings)
         if new_code != code:
+            why = gate.holds_back(pass_)
+            if why is not None:  # reported with its suggestion; the later passes see the text as it was
+                result.findings.extend(gate.findings(pass_, why, ctx.edits, code, new_code, _line_in(code, text)))
+                continue
             result.edits.extend(ctx.edits)
             result.passes_applied.append(pass_.id)
             code = new_code

@@ -20,18 +20,19 @@ __all__ = ["migrate_file_text"]
 
 def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -> FileResult:
     """Migrate ``text``, the content of ``path``, with the handler its name asks for."""
+    gate = options.gate()
     if path.suffix.lower() == ".ipynb":
-        return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to)
+        return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to, gate)
     kind = project_kind(path)
     if kind is None:
-        return migrate_text(text, options.passes(), shown)
+        return migrate_text(text, options.passes(), shown, gate=gate)
     if kind != "setuppy":
-        return migrate_project_text(text, path, options.project_passes(), options.to, shown)
+        return migrate_project_text(text, path, options.project_passes(), options.to, shown, gate)
     # setup.py is Python code first, and its string literals may pin torch.
-    result = migrate_text(text, options.passes(), shown)
+    result = migrate_text(text, options.passes(), shown, gate=gate)
     if result.error is not None or result.new is None:
         return result
-    pinned = migrate_project_text(result.new, path, options.project_passes(), options.to, shown)
+    pinned = migrate_project_text(result.new, path, options.project_passes(), options.to, shown, gate)
     if pinned.error is not None or (pinned.new != result.new and verify(pinned.code) is not None):
         result.error = pinned.error or "project file rewrite does not parse; file left as it was"
         result.new = None

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from torchmigrate.core.registry import Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
-from torchmigrate.project.detect import detect_pinned_version
+from torchmigrate.project.detect import detect_pinned_version, detect_support_floor
 from torchmigrate.run.cache import project_root
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
@@ -20,9 +20,14 @@ def make_options(
     from_: str | Version | None = None,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
-    unsafe_fixes: bool = True,
+    unsafe_fixes: bool = False,
+    min_torch: str | Version | None = None,
+    min_torch_source: str | None = None,
 ) -> Options:
-    """Validated :class:`Options`; raises ``VersionError`` / ``ValueError`` with a one-line reason."""
+    """Validated :class:`Options`; raises ``VersionError`` / ``ValueError`` with a one-line reason.
+
+    ``min_torch``: the support floor (see :class:`~torchmigrate.core.registry.Options`); ``None`` reads it from each
+    PATH's torch requirement (:func:`root_options`), else it is the target."""
     target = to if isinstance(to, Version) else parse_version(to)
     start = OLDEST if from_ is None else (from_ if isinstance(from_, Version) else parse_version(from_))
     if start > target:
@@ -33,7 +38,18 @@ def make_options(
     if unknown:
         raise ValueError(f"unknown pass id(s): {', '.join(unknown)} (see `migrate --list`)")
     _check_selection(chosen, start, target, explicit_from=from_ is not None)
-    return Options(to=target, from_=start, select=chosen, ignore=ignored, unsafe_fixes=unsafe_fixes)
+    floor = None if min_torch is None else (min_torch if isinstance(min_torch, Version) else parse_version(min_torch))
+    if floor is not None and floor > target:
+        raise VersionError(f"--min-torch {floor} is above --to {target}: the migrated code targets torch {target}")
+    return Options(
+        to=target,
+        from_=start,
+        select=chosen,
+        ignore=ignored,
+        unsafe_fixes=unsafe_fixes,
+        min_torch=floor,
+        min_torch_source=(min_torch_source or f"--min-torch {floor}") if floor is not None else "",
+    )
 
 
 
@@ -63,13 +79,20 @@ def selection_warnings(root: str | os.PathLike[str], options: Options, detect_fr
 
 
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
-    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it."""
+    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it; without a
+    ``min_torch``, the support floor comes from its torch requirements as the migration leaves them."""
+    chosen = options
     if detect_from:
         pinned = detect_pinned_version(Path(root))
         if pinned is not None and pinned <= options.to:
-            return replace(options, from_=pinned)
-    return options
-
+            chosen = replace(chosen, from_=pinned)
+    if options.min_torch is None:
+        moved = "torch-pin" not in options.ignore and (options.select is None or "torch-pin" in options.select)
+        found = detect_support_floor(Path(root), options.to, moved=moved)
+        if found is not None:
+            floor, source = found
+            chosen = replace(chosen, min_torch=floor, min_torch_source=source, min_torch_kind="requirement")
+    return chosen
 
 
 def plan_tasks(
