@@ -218,3 +218,14 @@ def test_min_torch_in_the_configuration_and_its_errors(tmp_path: Path) -> None:
     assert above.stderr == "migrate: error: --min-torch 2.10 is above --to 2.8: the migrated code targets torch 2.8\n"
     bad = run("--to", "2.12", "--min-torch", "two", "train.py", cwd=tmp_path, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("migrate: error: --min-torch: malformed version 'two'")
+
+
+def test_list_explain_and_the_pass_table_say_which_passes_are_review_level() -> None:
+    explain = run("--explain", "onnx-dynamo-default", cwd=ROOT, text=True).stdout
+    assert "fix safety: review: applied only with --unsafe-fixes; without it each edit is reported with the suggested" in explain
+    assert "the new form needs torch >= 2.7" in explain
+    assert "fix safety: safe: applied by default" in run("--explain", "lr-verbose", cwd=ROOT, text=True).stdout
+    listing = run("--list", cwd=ROOT, text=True).stdout.splitlines()
+    assert any(line.split()[:3] == ["onnx-dynamo-default", "2.9", "review"] for line in listing)
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "| `onnx-dynamo-default` | 2.9 | behaviour | 2.7 | review (--unsafe-fixes) |" in readme
