@@ -270,15 +270,19 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
             return 0, json.dumps({"install": [{"metadata": {"name": "torch", "version": "2.7.1"}}]}), ""
         return 1, "", "ERROR: ResolutionImpossible: torch and numpy conflict"
 
-    cfg = realcode.Config(work=tmp_path / "work", pip_runner=fake_pip)
+    cfg = realcode.Config(work=tmp_path / "work", pip_runner=fake_pip, unsafe=True)
     cfg.work.mkdir()
     result = realcode.study("proj", src, cfg)
-    run = result["runs"]["default"]
-    assert run["per_pass"]["assert-allclose"]["edits"] == 1
-    assert sorted(run["changed_files"]) == ["check.py", "pyproject.toml"]
-    lint = [f for f in run["failures"] if f["class"] == "lint" and f["code"] == "E501"]
+    default, unsafe = result["runs"]["default"], result["runs"]["unsafe"]
+    # assert-allclose is a review pass: by default a finding that carries the change, with --unsafe-fixes an edit
+    assert default["per_pass"]["assert-allclose"].get("edits", 0) == 0
+    assert sorted(default["changed_files"]) == ["pyproject.toml"]
+    assert unsafe["per_pass"]["assert-allclose"]["edits"] == 1
+    assert sorted(unsafe["changed_files"]) == ["check.py", "pyproject.toml"]
+    lint = [f for f in unsafe["failures"] if f["class"] == "lint" and f["code"] == "E501"]
     assert lint and lint[0]["pass"] == "assert-allclose" and lint[0]["file"] == "check.py"
-    assert [f["pass"] for f in run["failures"] if f["class"] == "format"] == ["assert-allclose"]
+    assert [f["pass"] for f in unsafe["failures"] if f["class"] == "format"] == ["assert-allclose"]
+    run = default
     assert not [f for f in run["failures"] if f["class"] in ("second-run", "unparsable")]
     assert not [n for n in cfg.notes if "second run" in n]  # the second run ran (and changed nothing)
     # the pin moved: the set resolved before and (says the stand-in index) not after
@@ -287,12 +291,12 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
     assert [f["pass"] for f in run["failures"] if f["class"] == "no-longer-resolves"] == ["torch-pin"]
     assert len(calls) == 2
     bench = result["bench"]
-    assert bench["funnel"] == {"py_files": 2, "trigger_word": 1, "precheck_keeps": 1, "edited": 1}
+    assert bench["funnel"] == {"py_files": 2, "trigger_word": 1, "precheck_keeps": 1, "edited": 0}  # default run: review edit held
     assert bench["cold_s"] > 0 and bench["warm_s"] > 0 and bench["peak_rss_mb"] > 0
     table = realcode.markdown(
         {"trees": [result], "date": "d", "machine": {"cpus": 2, "python": "3"}, "to": "2.12", "jobs": 2,
          "command": "c", "unsafe_fixes_available": cfg.unsafe, "notes": [], "load": [0.0, 0.0]}
     )
-    assert "| proj | 2 |" in table and "`assert-allclose` | 1 |" in table
+    assert "| proj | 2 |" in table and "`assert-allclose` | 0 | 1 | 1 |" in table  # default: 0 edits, 1 finding; unsafe: 1 edit
     assert not (src / ".torchmigrate_cache").exists()
     shutil.rmtree(cfg.work)

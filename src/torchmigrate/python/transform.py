@@ -268,7 +268,7 @@ class PassTransformer(ContextAwareTransformer):
 
     def edited(self, node: cst.CSTNode, message: str) -> None:
         line, col = self.position(node)
-        self.sink.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value))
+        self.sink.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value, self.pass_.note_for_edits))
 
     # -- references to new APIs --
     def global_names(self) -> set[str]:

@@ -42,7 +42,8 @@ PASS = Pass(
     title='torch.meshgrid(a, b) → torch.meshgrid(a, b, indexing="ij")',
     evidence=(
         "PyTorch 1.10 (indexing= added, the call without it warns; pytorch/pytorch#50276); torch 2.13.0 "
-        "torch/functional.py _meshgrid; pytorch/vision#4645 made the same edit"
+        "torch/functional.py _meshgrid; pytorch/vision#4645 made the same edit; "
+        "since 1.10: meshgrid(indexing=) (torch 1.10.2 wheel, torch/functional.py:333; absent from 1.9.0)"
     ),
     call_filter=_needs_indexing,
     examples=[

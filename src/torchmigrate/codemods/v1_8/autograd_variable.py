@@ -63,8 +63,10 @@ PASS = Pass(
     qualnames=frozenset(VARIABLE),
     evidence=(
         "PyTorch 0.4.0 migration guide (Tensor and Variable merged; volatile removed); torch 2.13.0 "
-        "torch/autograd/variable.py (Variable on _LegacyVariableBase, VariableMeta.__instancecheck__)"
+        "torch/autograd/variable.py (Variable on _LegacyVariableBase, VariableMeta.__instancecheck__); "
+        "since 1.8: Tensor.detach and requires_grad_ exist in every release the tool knows"
     ),
+    since="1.8",
     examples=[
         Example(
             title="wrapping an existing tensor keeps the detach",

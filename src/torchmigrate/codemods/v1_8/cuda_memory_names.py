@@ -46,8 +46,10 @@ PASS = Pass(
     evidence=(
         "PyTorch 1.4 (memory_reserved and reset_peak_memory_stats added, the old names deprecated); torch 2.13.0 "
         "torch/cuda/memory.py:479-530 and 607-622: the old functions warn (FutureWarning) and return "
-        "reset_peak_memory_stats / memory_reserved / max_memory_reserved(device=device)"
+        "reset_peak_memory_stats / memory_reserved / max_memory_reserved(device=device); "
+        "since 1.8: memory_reserved, max_memory_reserved and reset_peak_memory_stats (torch 1.9.0 wheel, torch/cuda/memory.py:222, 333, 349)"
     ),
+    since="1.8",
     renames={
         **{f"torch.cuda.{old}": f"torch.cuda.{new}" for old, new in _NAMES.items()},
         **{f"torch.cuda.memory.{old}": f"torch.cuda.memory.{new}" for old, new in _NAMES.items()},

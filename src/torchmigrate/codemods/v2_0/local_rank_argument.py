@@ -49,7 +49,8 @@ PASS = Pass(
     title='add_argument("--local_rank") → add_argument("--local-rank", "--local_rank")',
     evidence=(
         "torch 2.13.0 torch/distributed/launch.py and run.py (versionchanged 2.0.0: the launcher passes "
-        "--local-rank=<rank>; both spellings recommended); huggingface/pytorch-image-models#1724"
+        "--local-rank=<rank>; both spellings recommended); huggingface/pytorch-image-models#1724; "
+        "since 1.8: an argparse option with two spellings works on every Python and torch release"
     ),
     # every site spells the option; files that already spell the dashed one keep those statements in the slice
     triggers=("local_rank", "local-rank"),

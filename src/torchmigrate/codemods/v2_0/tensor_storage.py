@@ -56,8 +56,10 @@ PASS = Pass(
     title="x.storage().data_ptr() / .size() / .resize_(n) → x.untyped_storage()… (bytes, not elements)",
     evidence=(
         "PyTorch 2.0: TypedStorage deprecated, every method warns (plan: pytorch/pytorch#85302); torch 2.13.0 torch/storage.py "
-        "(TypedStorage._size, _resize_, data_ptr, nbytes: views of the untyped storage) and torch/_tensor.py storage()"
+        "(TypedStorage._size, _resize_, data_ptr, nbytes: views of the untyped storage) and torch/_tensor.py storage(); "
+        "since 2.0: Tensor.untyped_storage (torch 2.0.1 wheel, torch/_C/__init__.pyi:2423; absent from 1.13.1)"
     ),
+    since="2.0",
     triggers=(".storage()",),
     examples=[
         Example(

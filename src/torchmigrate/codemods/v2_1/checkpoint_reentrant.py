@@ -37,10 +37,15 @@ PASS = Pass(
     call_filter=_may_lack_use_reentrant,
     id="checkpoint-reentrant",
     release="2.1",
+    since="2.0",
     kind=DEPRECATION,
     safety=SAFE,
     title="checkpoint(fn, x) → checkpoint(fn, x, use_reentrant=True) (the implicit default, made explicit)",
-    evidence="PyTorch 2.1 release notes (deprecation: pytorch/pytorch#100551); warning and default checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.1 release notes (deprecation: pytorch/pytorch#100551); warning and default checked on torch 2.13"
+        "; since 2.0: checkpoint_sequential takes use_reentrant from 2.0 (torch 2.0.1 wheel, "
+        "torch/utils/checkpoint.py:259; 1.13 raised ValueError for it), checkpoint from 1.11"
+    ),
     review_note="use_reentrant=False is recommended by PyTorch; switch after checking hooks, in-place ops and memory",
     examples=[
         Example(

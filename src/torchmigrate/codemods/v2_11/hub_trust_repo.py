@@ -26,10 +26,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="hub-trust-repo",
     release="2.11",
+    since="1.8",
     kind=BEHAVIOUR,
     safety=REVIEW,
     title="torch.hub.load/list/help without trust_repo now prompts (finding)",
-    evidence="PyTorch 2.11 release notes, Backwards Incompatible Changes / Python Frontend (pytorch/pytorch#174101)",
+    evidence=(
+        "PyTorch 2.11 release notes, Backwards Incompatible Changes / Python Frontend (pytorch/pytorch#174101)"
+        "; finding only: emits no new form"
+    ),
     triggers=("hub",),
     examples=[
         Example(before="""

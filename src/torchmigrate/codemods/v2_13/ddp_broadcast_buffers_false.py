@@ -38,8 +38,10 @@ PASS = Pass(
     review_note="buffers are now broadcast from rank 0 when DDP is built: check that no buffer is meant to differ per rank",
     evidence=(
         "torch 2.13.0 torch/nn/parallel/distributed.py: broadcast_buffers `deprecated:: 2.13`; init_sync_buffers is "
-        "True whenever forward_sync_buffers is given"
+        "True whenever forward_sync_buffers is given; "
+        "since 2.13: forward_sync_buffers first ships in 2.13 (absent from the torch 2.12.0 wheel, torch/nn/parallel/distributed.py)"
     ),
+    since="2.13",
     triggers=(OLD,),
     call_filter=passes_broadcast_buffers,
     examples=[

@@ -41,8 +41,10 @@ PASS = Pass(
     title="DistributedDataParallel(broadcast_buffers=True) → forward_sync_buffers=True",
     evidence=(
         "torch 2.13.0 torch/nn/parallel/distributed.py: broadcast_buffers `deprecated:: 2.13`, FutureWarning, "
-        "forward_sync_buffers / init_sync_buffers in __init__"
+        "forward_sync_buffers / init_sync_buffers in __init__; "
+        "since 2.13: forward_sync_buffers first ships in 2.13 (absent from the torch 2.12.0 wheel, torch/nn/parallel/distributed.py)"
     ),
+    since="2.13",
     triggers=(OLD,),
     call_filter=passes_broadcast_buffers,
     examples=[

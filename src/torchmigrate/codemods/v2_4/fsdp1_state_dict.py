@@ -57,8 +57,10 @@ PASS = Pass(
     title="FSDP.state_dict_type / full_optim_state_dict & co. → torch.distributed.checkpoint.state_dict (finding)",
     evidence=(
         "pytorch/pytorch#127794 (2.4: state_dict_type deprecated in favour of get_state_dict/set_state_dict); torch "
-        "2.13.0 torch/distributed/fsdp/fully_sharded_data_parallel.py (FutureWarnings, _warn_legacy_optim_state_dict)"
+        "2.13.0 torch/distributed/fsdp/fully_sharded_data_parallel.py (FutureWarnings, _warn_legacy_optim_state_dict); "
+        "finding only: emits no new form"
     ),
+    since="1.8",
     examples=[
         Example(
             title="the state-dict context manager and a full optimizer state dict",

@@ -28,10 +28,14 @@ from torchmigrate.python.transform import Sink
 PASS = Pass(
     id="impl-abstract",
     release="2.4",
+    since="2.4",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.library.impl_abstract → torch.library.register_fake",
-    evidence="PyTorch 2.4 release notes (torch.library.register_fake; impl_abstract deprecated); FutureWarning checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.4 release notes (torch.library.register_fake; impl_abstract deprecated); FutureWarning checked on torch 2.13"
+        "; since 2.4: torch.library.register_fake (torch 2.4.1 wheel, torch/library.py)"
+    ),
     renames={"torch.library.impl_abstract": "torch.library.register_fake"},
     examples=[
         Example(

@@ -44,10 +44,14 @@ PASS = Pass(
     call_filter=_may_lack_weights_only,
     id="torch-load-weights-only",
     release="2.6",
+    since="1.13",
     kind=BEHAVIOUR,
     safety=SAFE,
     title="torch.load(f) → weights_only=True where it feeds load_state_dict; elsewhere a finding",
-    evidence="PyTorch 2.6 release notes (BC-breaking: torch.load defaults to weights_only=True); default checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.6 release notes (BC-breaking: torch.load defaults to weights_only=True); default checked on torch 2.13"
+        "; since 1.13: torch.load(weights_only=) (torch 1.13.1 wheel, torch/serialization.py)"
+    ),
     examples=[
         Example(
             title="straight into load_state_dict",
