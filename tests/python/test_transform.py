@@ -209,3 +209,42 @@ def test_matcher_decorators_are_refused_on_pass_transformers() -> None:
             @m.visit(m.Call())
             def on_call(self, node: object) -> None:
                 pass
+
+
+def test_call_rewriters_keep_a_multi_line_call_one_argument_per_line() -> None:
+    # a rewriter that rebuilds the argument list from bare values (its own commas and whitespace gone) still gets the
+    # call's layout back: one argument per line, trailing comma, `)` on its own line
+    import libcst as cst
+
+    from torchmigrate.python.helpers import fix_commas, make_kwarg
+    from torchmigrate.python.transform import CallContext
+
+    p = Pass(id="test-rebuild", release="2.5", safety=SAFE, title="t", evidence="test", triggers=("old_fn",), doc=DOC)
+
+    @p.rewrites_calls("torch.old_fn")
+    def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression:
+        args = [cst.Arg(a.value) for a in call.args] + [make_kwarg("strict", cst.Name("True"))]
+        return cst.Call(func=ctx.ref("torch.new_fn"), args=fix_commas(args))
+
+    before = "import torch\n\ny = torch.old_fn(\n    model,\n    inputs,\n)\n"
+    assert run(p, before) == "import torch\n\ny = torch.new_fn(\n    model,\n    inputs,\n    strict=True,\n)\n"
+    flat = "import torch\n\ny = torch.old_fn(model, inputs)\n"
+    assert run(p, flat) == "import torch\n\ny = torch.new_fn(model, inputs, strict=True)\n"
+
+
+def test_a_real_pass_adds_its_keyword_on_a_line_of_its_own() -> None:
+    from torchmigrate.api import migrate_source
+
+    before = (
+        "from torch.utils.checkpoint import checkpoint\n\n"
+        "def forward(self, x):\n"
+        "    return checkpoint(\n"
+        "        self.block,\n"
+        "        x,\n"
+        "        preserve_rng_state=False\n"
+        "    )\n"
+    )
+    result = migrate_source(before, to="2.13", select=["checkpoint-reentrant"])
+    assert result.code == before.replace(
+        "preserve_rng_state=False\n", "preserve_rng_state=False,\n        use_reentrant=True\n"
+    )

@@ -36,10 +36,10 @@ from torchmigrate.python.helpers import (
     chain_root,
     code_of,
     dotted_name,
-    fix_commas,
+    keep_layout_in,
     kwarg,
     module_part,
-    without_args,
+    without_kwargs,
 )
 
 _UNDEFINED: Any = object()
@@ -404,6 +404,7 @@ class PassTransformer(ContextAwareTransformer):
         result = rewrite(updated_node, ctx)
         if result is None or result.deep_equals(updated_node):
             return updated_node
+        result = keep_layout_in(result, updated_node)  # arguments one per line stay so, whatever the rewriter built
         self.edited(original_node, ctx.message or f"{name} → migrated")
         self.drop_imports_of(original_node.func)
         return result
@@ -504,4 +505,4 @@ class RemoveConfigOption(PassTransformer):
         if kwarg(updated_node, self.OPTION) is None or not self.allowed(original_node):
             return result
         self.edited(original_node, f"dropped {self.OPTION}= from {self.CONFIG_MODULE}.patch ({self.WHY})")
-        return updated_node.with_changes(args=fix_commas(without_args(updated_node, [self.OPTION])))
+        return without_kwargs(updated_node, [self.OPTION])
