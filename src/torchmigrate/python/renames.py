@@ -7,7 +7,7 @@ to extend the renames.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -55,6 +55,7 @@ class RenameTransformer(PassTransformer):
         self.renames = dict(pass_.renames)
         self.local_renames: dict[str, str] = {}
         self.kept_locals: set[str] = set()  # from-imported names kept (via an alias) because a use is suppressed
+        self.frozen_locals: set[str] = set()  # from-imported names left as they are: a use sits under a version guard
         self._used_names: set[str] | None = None
         # Imports split off a function-local ``from … import`` line: they stay local, next to it (keyed by the line).
         self._split_imports: dict[int, dict[str, list[cst.ImportAlias]]] = {}
@@ -100,8 +101,11 @@ class RenameTransformer(PassTransformer):
 
     def visit_Module(self, node: cst.Module) -> bool:
         # Decide the local renames first, so uses that come before their import (in file order) are renamed too.
-        for statement in m.findall(node, m.ImportFrom()):
-            assert isinstance(statement, cst.ImportFrom)
+        # Imports under a version guard are left as they are, and so are the names they bind; a name also used under
+        # a guard keeps its import (the guarded code relies on it).
+        scan = _GuardedScan(self.is_guard)
+        node.visit(scan)
+        for statement in scan.imports:
             if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
                 continue
             module = dotted_name(statement.module) or ""
@@ -113,7 +117,9 @@ class RenameTransformer(PassTransformer):
                 plan = self._plan(module, alias)
                 if plan is not None and plan[3] is not None:
                     old_local, new_local = plan[3]
-                    if self._has_suppressed_use(node, old_local):
+                    if old_local in scan.guarded_names:
+                        self.frozen_locals.add(old_local)
+                    elif self._has_suppressed_use(node, old_local):
                         # `from m import old as old`: the suppressed line keeps working, untouched, on the new API
                         self.kept_locals.add(old_local)
                     else:
@@ -136,6 +142,8 @@ class RenameTransformer(PassTransformer):
             return None
         target_module, _, target_name = new.rpartition(".")
         old_local = (dotted_name(alias.asname.name) if alias.asname else imported) or imported
+        if old_local in self.frozen_locals and alias.asname is None and target_name != old_local:
+            return None  # its name is used under a version guard: the import stays
         if alias.asname is not None:
             return (target_module, target_name, None if old_local == target_name else old_local, None)
         if target_name == old_local:
@@ -257,6 +265,33 @@ class RenameTransformer(PassTransformer):
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
         return self._rename_expr(original_node, updated_node)
+
+
+class _GuardedScan(cst.CSTVisitor):
+    """The ``from … import`` statements outside version guards, and the names used inside them."""
+
+    def __init__(self, is_guard: Callable[[cst.CSTNode], bool]) -> None:
+        super().__init__()
+        self.is_guard = is_guard
+        self.imports: list[cst.ImportFrom] = []
+        self.guarded_names: set[str] = set()
+        self._guards: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.If, cst.IfExp, cst.Try)) and self.is_guard(node):
+            self._guards.append(node)
+        elif isinstance(node, cst.ImportFrom) and not self._guards:
+            self.imports.append(node)
+        elif isinstance(node, cst.Name) and self._guards:
+            self.guarded_names.add(node.value)
+        elif isinstance(node, cst.Attribute):  # `x.name`: a use of `x`, not of `name`
+            node.value.visit(self)
+            return False
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self._guards and self._guards[-1] is original_node:
+            self._guards.pop()
 
 
 class _NameCollector(cst.CSTVisitor):

@@ -29,7 +29,7 @@ from libcst.metadata import (
 )
 
 from torchmigrate.core.results import Edit, Finding
-from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.guards import is_version_guard, version_flags
 from torchmigrate.python.helpers import (
     build_attrs,
     build_dotted,
@@ -172,6 +172,7 @@ class PassTransformer(ContextAwareTransformer):
         self._global_names: set[str] | None = None
         self._module_imports: list[tuple[str, str]] | None = None
         self._removed: list[cst.SimpleStatementLine] = []
+        self._version_flags: frozenset[str] | None = None
 
     def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
         if key in self.LAZY_METADATA and key not in self.metadata:
@@ -200,11 +201,21 @@ class PassTransformer(ContextAwareTransformer):
 
     # Guarded legacy code is skipped whole.
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if is_version_guard(node):
+        if isinstance(node, self._GUARDS) and self.is_guard(node):
             return False
         if self.sink.suppressed and isinstance(node, (cst.Import, cst.ImportFrom)) and not self.allowed(node):
             self.sink.protected.add(code_of(node))
         return cst.CSTTransformer.on_visit(self, node)
+
+    _GUARDS = (cst.If, cst.IfExp, cst.Try)
+
+    def is_guard(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is a torch version guard (:mod:`torchmigrate.python.guards`): names resolve through the
+        file's imports, and the module's version flags (``TORCH_2 = version.parse(torch.__version__) >= …``) count."""
+        if self._version_flags is None:
+            module = self.context.module
+            self._version_flags = version_flags(module, self.qualname) if module is not None else frozenset()
+        return is_version_guard(node, self.qualname, self._version_flags)
 
     # Suppression comments are enforced here for every pass, also for transformers that forget to ask ``allowed``:
     # a rewrite of a node on a suppressed line is undone, with the edits, imports and removals it scheduled.
