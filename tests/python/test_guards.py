@@ -118,3 +118,22 @@ def test_a_guarded_import_or_use_keeps_the_name_it_binds(code: str) -> None:
     result = migrate_source(code, to="2.13", select=["single-collectives"])
     assert result.error is None
     assert result.code == code
+
+
+def test_a_name_bound_by_a_guarded_import_is_left_alone_where_it_is_used() -> None:
+    # rewriting `autocast()` would leave the fallback block's import unused (pyflakes F401): the block chose the name
+    code = (
+        "try:\n    from torch.cuda.amp import autocast\nexcept ImportError:\n    autocast = None\n\n"
+        "def step(model, x):\n    with autocast():\n        return model(x)\n"
+    )
+    result = migrate_source(code, to="2.13", select=["amp-namespace"])
+    assert result.code == code
+
+
+def test_a_bare_import_torch_fallback_is_an_availability_check_not_a_version_gate() -> None:
+    code = (
+        "try:\n    import torch\nexcept ImportError:\n    torch = None\n\n"
+        "def restore(model, path):\n    model.load_state_dict(torch.load(path))\n"
+    )
+    result = migrate_source(code, to="2.13", select=["torch-load-weights-only"])
+    assert "torch.load(path, weights_only=True)" in result.code

@@ -22,7 +22,7 @@ from torchmigrate.core.passes import Pass
 from torchmigrate.core.registry import Options
 from torchmigrate.core.results import FileResult
 from torchmigrate.core.text import dominant_newline, one_line
-from torchmigrate.python.imports import AddImports, drop_unused_imports
+from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
 from torchmigrate.python.precheck import ast_parse, relevant_passes
 from torchmigrate.python.renames import RenameTransformer
 from torchmigrate.python.slicing import Slice, make_slice
@@ -278,11 +278,14 @@ def apply_pass(
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
-        if AddImportsVisitor.CONTEXT_KEY in context.scratch:
+        added = AddImportsVisitor.CONTEXT_KEY in context.scratch
+        if added:
             new_module = AddImports(context, sink.protected).transform_module(new_module)
         scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY)
         if scheduled:
             new_module = drop_unused_imports(new_module, scheduled, sink.protected)
+        if added or issubclass(step, RenameTransformer):  # new or renamed imports go where isort would put them
+            new_module = place_imports(new_module, import_lines(module))
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]

@@ -10,8 +10,9 @@ Exactly these count (everything else — another package's ``__version__``, ``sy
   (``_NEW_API = version.parse(torch.__version__) >= version.parse("2.4")``);
 - ``hasattr(obj, name)`` / ``getattr(obj, name, None)`` where ``obj`` is a torch module or object (``torch``,
   ``torch.distributed``, ``dist`` for ``import torch.distributed as dist``, ``F.scaled_dot_product_attention``);
-- ``try`` / ``except (ImportError, ModuleNotFoundError, AttributeError)`` whose body imports from torch, and a ``try``
-  whose body only imports (one of them from torch), whatever it catches.
+- ``try`` / ``except (ImportError, ModuleNotFoundError, AttributeError)`` whose body imports from torch
+  (``from torch… import``, ``import torch.x``: not a bare ``import torch``, which checks that torch is installed), and
+  a ``try`` whose body only imports (one of them from torch), whatever it catches.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import libcst as cst
 
 from torchmigrate.python.helpers import code_of, dotted_name
 
-__all__ = ["QualnameOf", "is_version_guard", "reads_torch_version", "version_flags"]
+__all__ = ["QualnameOf", "guarded_imports", "is_version_guard", "reads_torch_version", "version_flags"]
 
 QualnameOf = Callable[[cst.CSTNode], "str | None"]
 """The import-based qualified name of a node (``torch.distributed`` for ``dist``), or ``None``."""
@@ -147,8 +148,8 @@ def _imports_torch(body: cst.BaseSuite) -> tuple[bool, bool]:
             only_imports = False
             continue
         for small in smalls:
-            if isinstance(small, cst.Import):
-                torch_import |= any(_is_torch(dotted_name(alias.name)) for alias in small.names)
+            if isinstance(small, cst.Import):  # `import torch` alone is an availability check, not a version fallback
+                torch_import |= any((dotted_name(alias.name) or "").startswith("torch.") for alias in small.names)
             elif isinstance(small, cst.ImportFrom):
                 module = dotted_name(small.module) if small.module is not None else None
                 torch_import |= not small.relative and _is_torch(module)
@@ -176,3 +177,30 @@ def is_version_guard(node: cst.CSTNode, qualname: QualnameOf | None = None, flag
             if handler.type is not None and set(re.findall(r"[A-Za-z_]\w*", code_of(handler.type))) & _GUARD_EXCEPTIONS:
                 return True
     return False
+
+
+def guarded_imports(module: cst.Module, is_guard: Callable[[cst.CSTNode], bool]) -> dict[int, frozenset[str]]:
+    """The import statements inside version guards (by ``id``) with the names they bind: code that uses those names
+    relies on the guard's choice, so passes leave it alone. Statements are walked, never expressions."""
+    found: dict[int, frozenset[str]] = {}
+
+    def visit(node: cst.CSTNode, guarded: bool) -> None:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            if guarded and not isinstance(node.names, cst.ImportStar):
+                found[id(node)] = frozenset(_bound(alias, isinstance(node, cst.Import)) for alias in node.names)
+            return
+        if not guarded and isinstance(node, (cst.If, cst.Try)) and is_guard(node):
+            guarded = True
+        for child in node.children:
+            if not isinstance(child, cst.BaseExpression):
+                visit(child, guarded)
+
+    visit(module, False)
+    return found
+
+
+def _bound(alias: cst.ImportAlias, straight: bool) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    name = dotted_name(alias.name) or ""
+    return name.split(".")[0] if straight else name

@@ -29,7 +29,7 @@ from libcst.metadata import (
 )
 
 from torchmigrate.core.results import Edit, Finding
-from torchmigrate.python.guards import is_version_guard, version_flags
+from torchmigrate.python.guards import guarded_imports, is_version_guard, version_flags
 from torchmigrate.python.helpers import (
     build_attrs,
     build_dotted,
@@ -173,6 +173,8 @@ class PassTransformer(ContextAwareTransformer):
         self._module_imports: list[tuple[str, str]] | None = None
         self._removed: list[cst.SimpleStatementLine] = []
         self._version_flags: frozenset[str] | None = None
+        self._guarded_imports: dict[int, frozenset[str]] | None = None
+        self._guarded_names: frozenset[str] = frozenset()
 
     def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
         if key in self.LAZY_METADATA and key not in self.metadata:
@@ -251,7 +253,27 @@ class PassTransformer(ContextAwareTransformer):
         found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
         if len(found) != 1:
             return None
+        if self._bound_under_guard(node):
+            return None  # bound by an import under a version guard: code using it relies on the guard's choice
         return found.pop()
+
+    def _bound_under_guard(self, node: cst.CSTNode) -> bool:
+        """Whether the name at the root of ``node`` is bound by an import inside a version guard (``try: from
+        torch.cuda.amp import autocast`` / ``except ImportError: ...``)."""
+        if self._guarded_imports is None:
+            self._guarded_imports = {}  # while the scan below resolves names itself
+            module = self.context.module
+            found = guarded_imports(module, self.is_guard) if module is not None else {}
+            self._guarded_imports, self._guarded_names = found, frozenset().union(*found.values())
+        if not self._guarded_names:
+            return False
+        root = chain_root(node)
+        if root is None or root.value not in self._guarded_names:
+            return False
+        scope = self.get_metadata(ScopeProvider, root, None)
+        if scope is None:
+            return False
+        return any(id(getattr(assignment, "node", None)) in self._guarded_imports for assignment in scope[root.value])
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         try:
