@@ -90,6 +90,16 @@ def select_passes(
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How the project lays out its code, as its own configuration says (found by the run layer, never guessed):
+    edited lines are kept within ``line_length``, split the way black splits them; with a ``formatter`` (``"black"`` or
+    ``"ruff"``, which join what fits on one line) an edited statement that fits on one line again is joined."""
+
+    line_length: int | None = None
+    formatter: str | None = None
+
+
+@dataclass(frozen=True)
 class Options:
     """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range."""
 
@@ -100,6 +110,7 @@ class Options:
     # Whether edits of ``review`` passes are applied (ruff's unsafe fixes). Transitional default: True keeps the
     # behaviour of 0.1.0 until review edits become findings that carry their suggested change.
     unsafe_fixes: bool = True
+    layout: Layout = Layout()  # the project's line length and formatter (see torchmigrate.run.codestyle)
 
     def passes(self) -> list[Pass]:
         return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)

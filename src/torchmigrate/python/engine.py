@@ -19,11 +19,12 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from torchmigrate.core.passes import Pass
-from torchmigrate.core.registry import Options
+from torchmigrate.core.registry import Layout, Options
 from torchmigrate.core.results import FileResult
 from torchmigrate.core.text import dominant_newline, one_line
 from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
 from torchmigrate.python.precheck import ast_parse, relevant_passes
+from torchmigrate.python.reflow import reflow
 from torchmigrate.python.renames import RenameTransformer
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
@@ -58,8 +59,13 @@ def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
     return _trigger_regex(tuple(w for p in passes for w in p.triggers))
 
 
-def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", precheck: bool = True) -> FileResult:
+def migrate_text(
+    text: str, passes: Sequence[Pass], path: str = "<string>", precheck: bool = True, layout: Layout | None = None
+) -> FileResult:
     """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``.
+
+    ``layout``: the project's line length and formatter; edited statements are kept within it
+    (:mod:`torchmigrate.python.reflow`).
 
     With ``precheck`` (the default), the stdlib-``ast`` look of :mod:`torchmigrate.python.precheck` decides which passes can
     act at all; libcst parses the file only when one can, and runs only those (until the text changes), on the slice of
@@ -85,11 +91,11 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         sliced = make_slice(text, tree, trigger_regex(active), newline)
         if sliced is not None:
-            spliced = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline), sliced, text)
+            spliced = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline, layout), sliced, text)
             if spliced is not None:
                 SLICING.count += 1
                 return spliced
-    return _run_libcst(text, passes, in_play, path, precheck, newline)
+    return _run_libcst(text, passes, in_play, path, precheck, newline, layout)
 
 
 class _Slicing:
@@ -123,7 +129,7 @@ def _unslice(result: FileResult, sliced: Slice, original: str) -> FileResult | N
 
 
 def _run_libcst(
-    text: str, passes: Sequence[Pass], in_play: set[int], path: str, precheck: bool, newline: str
+    text: str, passes: Sequence[Pass], in_play: set[int], path: str, precheck: bool, newline: str, layout: Layout | None = None
 ) -> FileResult:
     """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order."""
     result = FileResult(path=path, old=text, new=text)
@@ -162,6 +168,8 @@ def _run_libcst(
                 if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
                     later = passes[index + 1 :]
                     in_play = set(map(id, relevant_passes(code, later)))
+    if code != text and layout is not None and layout.line_length:
+        code = reflow(module, text, layout).code
     if code != text:
         problem = verify(code)
         if problem is not None:

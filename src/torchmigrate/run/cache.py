@@ -71,7 +71,8 @@ def options_fingerprint(options: Options) -> str:
     select = "*" if options.select is None else ",".join(sorted(options.select))
     ignore = ",".join(sorted(options.ignore))
     unsafe = "unsafe" if options.unsafe_fixes else "safe"
-    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}".encode()).hexdigest()[:32]
+    layout = f"{options.layout.line_length}|{options.layout.formatter}"
+    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}|{layout}".encode()).hexdigest()[:32]
 
 
 @cache

@@ -24,11 +24,11 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
         return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to)
     kind = project_kind(path)
     if kind is None:
-        return migrate_text(text, options.passes(), shown)
+        return migrate_text(text, options.passes(), shown, layout=options.layout)
     if kind != "setuppy":
         return migrate_project_text(text, path, options.project_passes(), options.to, shown)
     # setup.py is Python code first, and its string literals may pin torch.
-    result = migrate_text(text, options.passes(), shown)
+    result = migrate_text(text, options.passes(), shown, layout=options.layout)
     if result.error is not None or result.new is None:
         return result
     pinned = migrate_project_text(result.new, path, options.project_passes(), options.to, shown)

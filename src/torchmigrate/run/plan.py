@@ -11,6 +11,7 @@ from torchmigrate.core.registry import Options, unknown_ids
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
 from torchmigrate.project.detect import detect_pinned_version
 from torchmigrate.run.cache import project_root
+from torchmigrate.run.codestyle import detect_layout
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
 
@@ -37,12 +38,14 @@ def make_options(
 
 
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
-    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it."""
+    """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it; the layout
+    (line length, formatter) comes from the project's lint and format configuration."""
     if detect_from:
         pinned = detect_pinned_version(Path(root))
         if pinned is not None and pinned <= options.to:
-            return replace(options, from_=pinned)
-    return options
+            options = replace(options, from_=pinned)
+    layout = detect_layout(Path(root))
+    return options if layout == options.layout else replace(options, layout=layout)
 
 
 
