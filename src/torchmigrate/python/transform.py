@@ -41,6 +41,7 @@ from torchmigrate.python.helpers import (
     module_part,
     without_kwargs,
 )
+from torchmigrate.python.starargs import StarKeys, star_keys
 
 _UNDEFINED: Any = object()
 _M = TypeVar("_M")
@@ -483,6 +484,10 @@ class CallContext:
     def qualname_of(self, node: cst.CSTNode) -> str | None:
         """Qualified name of a node of the *original* call (``ctx.original.args[i].value`` and below)."""
         return self.transformer.qualname(node)
+
+    def star_keys(self) -> StarKeys:
+        """The keyword names the call's ``**kwargs`` visibly set (a dict built in the same function)."""
+        return star_keys(self.transformer, self.original)
 
     def parent(self, node: cst.CSTNode | None = None) -> cst.CSTNode | None:
         return self.transformer.get_metadata(ParentNodeProvider, node or self.original, None)
