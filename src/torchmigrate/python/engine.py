@@ -25,7 +25,7 @@ from torchmigrate.core.text import dominant_newline, one_line
 from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
 from torchmigrate.python.precheck import ast_parse, relevant_passes
 from torchmigrate.python.reflow import reflow
-from torchmigrate.python.renames import RenameTransformer
+from torchmigrate.python.renames import RenameTransformer, advice_for_target
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
@@ -158,7 +158,8 @@ def _run_libcst(
             to_original = _line_map(code, text)
             sink.findings = [replace(f, line=to_original(f.line)) for f in sink.findings]
             sink.edits = [replace(e, line=to_original(e.line)) for e in sink.edits]
-        result.findings.extend(sink.findings)
+        later = passes[index + 1 :]
+        result.findings.extend(replace(f, message=advice_for_target(f.message, later)) for f in sink.findings)
         if sink.edits:
             new_code = module.code
             if new_code != code:

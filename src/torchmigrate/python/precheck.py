@@ -410,6 +410,10 @@ def pass_targets(pass_: Pass) -> frozenset[str] | None:
     return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(pass_.qualnames or ())
 
 
+def _spelled_in_strings(scanned: Scan, targets: frozenset[str]) -> bool:
+    return _references_names((text for text in scanned.strings if "." in text and " " not in text), targets)
+
+
 def _references(scanned: Scan, targets: frozenset[str]) -> bool:
     return _references_names(scanned.qualnames, targets)
 
@@ -531,6 +535,8 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
                 _references(scanned, targets) and (pass_.call_filter is None or _filtered_hit(scanned, pass_, targets, limited))
             ):
                 out.append(pass_)
+            elif pass_.renames and _spelled_in_strings(scanned, frozenset(pass_.renames)):
+                out.append(pass_)  # a renamed path spelled in a string: mock.patch("torch.x.old"), import_module(...)
             continue
         regex = _word_regex(pass_.triggers)
         if regex is None:  # triggers that are not words (``import amp``): a match on a line of code will do
