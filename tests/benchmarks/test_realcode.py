@@ -234,8 +234,9 @@ def test_black_regressions_name_the_first_line_black_would_change(tmp_path: Path
 
 @pytest.mark.skipif(realcode.tool_path("migrate") is None, reason="the migrate command is not installed")
 def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
-    """A long ``assert_allclose`` line that the rewrite makes too long for the project's line length, under a
-    project that configures ruff's formatter: a lint and a format regression, both blamed on assert-allclose."""
+    """An ``assert_allclose`` line that the rewrite makes longer than flake8's default line length, in a project that
+    configures no line length the tool could keep to: a lint regression, blamed on assert-allclose. (Where the project
+    configures one, the edit is wrapped: ``test_a_configured_line_length_is_kept``.)"""
     src = _repo(
         tmp_path / "proj",
         {
@@ -244,12 +245,6 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
                 name = "proj"
                 version = "0"
                 dependencies = ["torch==2.7.1", "numpy"]
-
-                [tool.ruff]
-                line-length = 80
-
-                [tool.ruff.format]
-                quote-style = "double"
                 """,
             "check.py": """\
                 import torch
@@ -281,7 +276,7 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
     assert sorted(unsafe["changed_files"]) == ["check.py", "pyproject.toml"]
     lint = [f for f in unsafe["failures"] if f["class"] == "lint" and f["code"] == "E501"]
     assert lint and lint[0]["pass"] == "assert-allclose" and lint[0]["file"] == "check.py"
-    assert [f["pass"] for f in unsafe["failures"] if f["class"] == "format"] == ["assert-allclose"]
+    assert not [f for f in unsafe["failures"] if f["class"] == "format"]  # no formatter configured
     run = default
     assert not [f for f in run["failures"] if f["class"] in ("second-run", "unparsable")]
     assert not [n for n in cfg.notes if "second run" in n]  # the second run ran (and changed nothing)
@@ -300,3 +295,38 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
     assert "| proj | 2 |" in table and "`assert-allclose` | 0 | 1 | 1 |" in table  # default: 0 edits, 1 finding; unsafe: 1 edit
     assert not (src / ".torchmigrate_cache").exists()
     shutil.rmtree(cfg.work)
+
+
+@pytest.mark.skipif(realcode.tool_path("migrate") is None, reason="the migrate command is not installed")
+@pytest.mark.skipif(lintdiff.tool_path("ruff") is None, reason="ruff is not installed")
+def test_a_configured_line_length_is_kept(tmp_path: Path) -> None:
+    """The same edit in a project that sets ruff's line length and formatter: the harness finds no lint or format
+    regression, because the edited call is wrapped the way the formatter wraps it."""
+    src = _repo(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": """\
+                [project]
+                name = "proj"
+                version = "0"
+
+                [tool.ruff]
+                line-length = 80
+
+                [tool.ruff.format]
+                quote-style = "double"
+                """,
+            "check.py": """\
+                import torch
+
+
+                def check(a, b):
+                    torch.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
+                """,
+        },
+    )
+    cfg = realcode.Config(work=tmp_path / "work", pip_runner=lambda command, timeout: (0, "{}", ""), unsafe=True)
+    cfg.work.mkdir()
+    unsafe = realcode.study("proj", src, cfg)["runs"]["unsafe"]
+    assert unsafe["per_pass"]["assert-allclose"]["edits"] == 1
+    assert not [f for f in unsafe["failures"] if f["class"] in ("lint", "format", "second-run", "unparsable")]

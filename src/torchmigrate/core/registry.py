@@ -106,6 +106,16 @@ def unrunnable(select: Iterable[str] | None, *, from_: Version, to: Version) -> 
 
 
 @dataclass(frozen=True)
+class Layout:
+    """How the project lays out its code, as its own configuration says (found by the run layer, never guessed):
+    edited lines are kept within ``line_length``, split the way black splits them; with a ``formatter`` (``"black"`` or
+    ``"ruff"``, which join what fits on one line) an edited statement that fits on one line again is joined."""
+
+    line_length: int | None = None
+    formatter: str | None = None
+
+
+@dataclass(frozen=True)
 class Options:
     """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range.
 
@@ -138,6 +148,7 @@ class Options:
         if self.min_torch is None:
             return Gate(self.unsafe_fixes, self.to, f"--to {self.to}", "target")
         return Gate(self.unsafe_fixes, self.min_torch, self.min_torch_source, self.min_torch_kind)
+    layout: Layout = Layout()  # the project's line length and formatter (see torchmigrate.run.codestyle)
 
     def passes(self) -> list[Pass]:
         return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)

@@ -20,12 +20,13 @@ from libcst.metadata import MetadataWrapper
 
 from torchmigrate.core.fixes import SAFE_ONLY, Gate
 from torchmigrate.core.passes import Pass
-from torchmigrate.core.registry import Options
+from torchmigrate.core.registry import Layout, Options
 from torchmigrate.core.results import FileResult, Fix
 from torchmigrate.core.text import dominant_newline, one_line
-from torchmigrate.python.imports import AddImports, drop_unused_imports
+from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
 from torchmigrate.python.precheck import ast_parse, relevant_passes
-from torchmigrate.python.renames import RenameTransformer
+from torchmigrate.python.reflow import reflow
+from torchmigrate.python.renames import RenameTransformer, advice_for_target
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
@@ -60,9 +61,17 @@ def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
 
 
 def migrate_text(
-    text: str, passes: Sequence[Pass], path: str = "<string>", precheck: bool = True, gate: Gate = SAFE_ONLY
+    text: str,
+    passes: Sequence[Pass],
+    path: str = "<string>",
+    precheck: bool = True,
+    gate: Gate = SAFE_ONLY,
+    layout: Layout | None = None,
 ) -> FileResult:
     """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``.
+
+    ``layout``: the project's line length and formatter; edited statements are kept within it
+    (:mod:`torchmigrate.python.reflow`).
 
     With ``precheck`` (the default), the stdlib-``ast`` look of :mod:`torchmigrate.python.precheck` decides which passes can
     act at all; libcst parses the file only when one can, and runs only those (until the text changes), on the slice of
@@ -92,11 +101,13 @@ def migrate_text(
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         sliced = make_slice(text, tree, trigger_regex(active), newline)
         if sliced is not None:
-            spliced = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate), sliced, text)
+            spliced = _unslice(
+                _run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate, layout), sliced, text
+            )
             if spliced is not None:
                 SLICING.count += 1
                 return spliced
-    return _run_libcst(text, passes, in_play, path, precheck, newline, gate)
+    return _run_libcst(text, passes, in_play, path, precheck, newline, gate, layout)
 
 
 class _Slicing:
@@ -151,7 +162,14 @@ def _unslice_fix(fix: Fix | None, sliced: Slice) -> Fix | None:
 
 
 def _run_libcst(
-    text: str, passes: Sequence[Pass], in_play: set[int], path: str, precheck: bool, newline: str, gate: Gate = SAFE_ONLY
+    text: str,
+    passes: Sequence[Pass],
+    in_play: set[int],
+    path: str,
+    precheck: bool,
+    newline: str,
+    gate: Gate = SAFE_ONLY,
+    layout: Layout | None = None,
 ) -> FileResult:
     """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order."""
     result = FileResult(path=path, old=text, new=text)
@@ -179,7 +197,10 @@ def _run_libcst(
             return result
         # an earlier pass changed the file: positions go back to the original's lines
         to_original = _line_map(code, text) if code != text and (sink.findings or sink.edits) else _same_line
-        result.findings.extend(replace(f, line=to_original(f.line)) for f in sink.findings)
+        later = passes[index + 1 :]
+        result.findings.extend(
+            replace(f, line=to_original(f.line), message=advice_for_target(f.message, later)) for f in sink.findings
+        )
         if not sink.edits:
             continue
         new_code = module.code
@@ -195,8 +216,9 @@ def _run_libcst(
         result.passes_applied.append(pass_.id)
         code = new_code
         if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
-            later = passes[index + 1 :]
             in_play = set(map(id, relevant_passes(code, later)))
+    if code != text and layout is not None and layout.line_length:
+        code = reflow(module, text, layout).code
     if code != text:
         problem = verify(code)
         if problem is not None:
@@ -324,11 +346,14 @@ def apply_pass(
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
-        if AddImportsVisitor.CONTEXT_KEY in context.scratch:
+        added = AddImportsVisitor.CONTEXT_KEY in context.scratch
+        if added:
             new_module = AddImports(context, sink.protected).transform_module(new_module)
         scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY)
         if scheduled:
             new_module = drop_unused_imports(new_module, scheduled, sink.protected)
+        if added or issubclass(step, RenameTransformer):  # new or renamed imports go where isort would put them
+            new_module = place_imports(new_module, import_lines(module))
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]

@@ -73,7 +73,9 @@ def options_fingerprint(options: Options) -> str:
     ignore = ",".join(sorted(options.ignore))
     unsafe = "unsafe" if options.unsafe_fixes else "safe"
     floor = f"{options.project_floor or '-'}|{options.min_torch}|{options.min_torch_kind}|{options.min_torch_source}"
-    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}|{floor}".encode()).hexdigest()[:32]
+    layout = f"{options.layout.line_length}|{options.layout.formatter}"
+    key = f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}|{floor}|{layout}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
 @cache

@@ -26,7 +26,7 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
         return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to, gate)
     kind = project_kind(path)
     if kind is None:
-        return migrate_text(text, options.passes(), shown, gate=gate)
+        return migrate_text(text, options.passes(), shown, gate=gate, layout=options.layout)
     # The Python passes of the run, and those a run without --select/--ignore would apply: a torch cap may be lifted
     # only when the behaviour changes it stops below are migrated (or reported) by the run.
     selected = frozenset(p.id for p in options.passes())
@@ -44,7 +44,7 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
             gate=gate,
         )
     # setup.py is Python code first, and its string literals may pin torch.
-    result = migrate_text(text, options.passes(), shown, gate=gate)
+    result = migrate_text(text, options.passes(), shown, gate=gate, layout=options.layout)
     if result.error is not None or result.new is None:
         return result
     pinned = migrate_project_text(

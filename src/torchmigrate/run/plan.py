@@ -11,6 +11,7 @@ from torchmigrate.core.registry import Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
 from torchmigrate.project.detect import declared_floor, detect_pinned_version, detect_support_floor
 from torchmigrate.run.cache import project_root
+from torchmigrate.run.codestyle import detect_layout
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
 
@@ -81,7 +82,8 @@ def selection_warnings(root: str | os.PathLike[str], options: Options, detect_fr
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
     """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it; the project's
     declared torch floor (after migration) is read for the project file passes; without a ``min_torch``, the support
-    floor comes from its torch requirements as the migration leaves them."""
+    floor comes from its torch requirements as the migration leaves them; the layout (line length, formatter) comes
+    from the project's lint and format configuration."""
     chosen = options
     floor = declared_floor(Path(root), options.to)
     if floor != options.project_floor:
@@ -96,7 +98,8 @@ def root_options(root: str | os.PathLike[str], options: Options, detect_from: bo
         if found is not None:
             floor, source = found
             chosen = replace(chosen, min_torch=floor, min_torch_source=source, min_torch_kind="requirement")
-    return chosen
+    layout = detect_layout(Path(root))
+    return chosen if layout == chosen.layout else replace(chosen, layout=layout)
 
 
 def plan_tasks(

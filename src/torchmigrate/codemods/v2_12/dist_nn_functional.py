@@ -117,8 +117,8 @@ PASS = Pass(
             """,
             after="""
                 import torch.distributed as dist
-                from torch.distributed import ReduceOp
                 import torch.distributed._functional_collectives as funcol
+                from torch.distributed import ReduceOp
 
                 def f(x):
                     x = funcol.broadcast(x, 0, dist.group.WORLD)

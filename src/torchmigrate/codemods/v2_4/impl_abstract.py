@@ -120,7 +120,7 @@ class ImplAbstractRenames(RenameTransformer):
         keywords = [a for a in updated_node.args if a.keyword is not None and a not in (qualname, func)]
         moved = [cst.Arg(value=a.value) for a in (qualname, func) if a is not None]
         self.edited(original_node, "impl_abstract keywords qualname=/func= → positional (register_fake is positional-only)")
-        return updated_node.with_changes(args=fix_commas([*positional, *moved, *keywords]))
+        return updated_node.with_changes(args=fix_commas([*positional, *moved, *keywords], like=updated_node))
 
 
 PASS.uses(ImplAbstractRenames)

@@ -97,11 +97,16 @@ PASS = Pass(
             findings=1,
         ),
         Example(
-            title="an explicit choice is kept",
+            title="an explicit choice is kept, also through a **kwargs dict built in view",
             before="""
                 import torch
 
                 torch.onnx.export(model, (x,), "m.onnx", dynamic_axes=axes, dynamo=False)
+
+
+                def export(model, x, legacy):
+                    options = {"opset_version": 17, "dynamo": not legacy}
+                    torch.onnx.export(model, (x,), "m.onnx", **options)
             """,
         ),
         Example(
@@ -160,6 +165,8 @@ def rewrite_export(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | Non
     if kwarg(call, "dynamo") is not None:
         return None
     if has_star_args(call):
+        if ctx.star_keys().sets("dynamo"):
+            return None  # the **kwargs dict built above chooses the exporter
         ctx.finding(
             "torch.onnx.export(...) with *args/**kwargs: since 2.9 dynamo=True is the default; pass dynamo=False "
             "explicitly if these arguments carry TorchScript-exporter options (dynamic_axes, operator_export_type, ...)"
