@@ -14,7 +14,7 @@ from torchmigrate.core.registry import Options
 from torchmigrate.core.results import FileResult
 from torchmigrate.core.versions import Version, parse_version
 from torchmigrate.project.detect import detect_pinned_version
-from torchmigrate.project.ecosystem import CUDA_BUILDS, cuda_replacement, python_floor, torchaudio_for, torchvision_for
+from torchmigrate.project.ecosystem import CUDA_BUILDS, python_floor, torchaudio_for, torchvision_for
 from torchmigrate.project.pins import project_kind
 from torchmigrate.project.specs import admits, move_spec
 from torchmigrate.run.files import discover
@@ -24,8 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 V2_12 = Version(2, 12)
 
 
-def migrate(name: str, text: str, to: str = "2.12", **kw: object) -> FileResult:
-    options = Options(to=parse_version(to), from_=parse_version("2.7"), **kw)  # type: ignore[arg-type]
+def migrate(name: str, text: str, to: str = "2.12", unsafe_fixes: bool = True, **kw: object) -> FileResult:
+    """Migrate one project file; ``unsafe_fixes`` by default, as these tests are about the edits (cuda-wheels is
+    review-level: see test_review_level_project_edits_are_suggested_not_made for the default)."""
+    options = Options(to=parse_version(to), from_=parse_version("2.7"), unsafe_fixes=unsafe_fixes, **kw)  # type: ignore[arg-type]
     result = migrate_file_text(PurePath(name), text, options, name)
     assert result.error is None, result.error
     return result
@@ -58,18 +60,16 @@ def test_move_spec(spec: str, moved: str | None) -> None:
         assert admits(moved, V2_12) and not admits(spec, V2_12)
 
 
-def test_ecosystem_table() -> None:
+def test_ecosystem_facade() -> None:
+    """The feature-level views of the compatibility table (see test_table.py for the table itself)."""
     assert torchvision_for(V2_12) == Version(0, 27)
     assert torchvision_for(Version(2, 5)) == Version(0, 20)
     assert torchvision_for(Version(1, 13)) == Version(0, 14)
-    assert torchaudio_for(Version(2, 11)) == Version(2, 11) and torchaudio_for(V2_12) is None
-    assert cuda_replacement(128, V2_12) == 130
-    assert cuda_replacement(118, Version(2, 8)) == 126
-    assert cuda_replacement(124, Version(2, 7)) == 126
-    assert cuda_replacement(126, V2_12) is None
-    assert cuda_replacement(130, Version(2, 8)) is None  # newer than every 2.8 build: not ours to move
+    assert torchvision_for(Version(2, 15)) == Version(0, 29)
+    assert torchaudio_for(Version(2, 11)) == Version(2, 11)
+    assert torchaudio_for(V2_12) == Version(2, 11)  # torchaudio 2.11.1 requires torch>=2.11 (pytorch/audio#4212)
     assert 128 not in CUDA_BUILDS[V2_12] and 130 in CUDA_BUILDS[V2_12]
-    assert python_floor(V2_12) == (3, 10) and python_floor(Version(2, 7)) == (3, 9) and python_floor(Version(1, 9)) is None
+    assert python_floor(V2_12) == (3, 10) and python_floor(Version(2, 7)) == (3, 9) and python_floor(Version(1, 9)) == (3, 7)
 
 
 REQUIREMENTS = """\
@@ -86,29 +86,27 @@ torchaudio~=2.7.0
 REQUIREMENTS_AFTER = """\
 # pinned for CUDA 12.8
 --extra-index-url https://download.pytorch.org/whl/cu130
-torch==2.12.0+cu130 ; platform_system == "Linux"  # the GPU build
+torch==2.12.1+cu130 ; platform_system == "Linux"  # the GPU build
 torchvision>=0.22,<0.28
-torch-tensorrt==2.7.0
+torch-tensorrt==2.12.1
 pytorch-lightning==2.5.0
 numpy>=1.26
-torchaudio~=2.7.0
+torchaudio~=2.11.0
 -f https://download.pytorch.org/whl/nightly/cu128
 """
 
 
 def test_requirements_file() -> None:
     result = migrate("requirements-gpu.txt", REQUIREMENTS)
-    assert result.code == REQUIREMENTS_AFTER
-    assert [f.render("r") for f in result.findings] == [
-        "r:8:1: torch-pin there is no torchaudio release for torch 2.12 (the newest, 2.11.x, was built for torch 2.11): "
-        "torchaudio cannot follow the torch pin; test torchaudio 2.11 with torch 2.12 or drop the dependency"
-    ]
+    assert result.code == REQUIREMENTS_AFTER  # the set moves as a whole; the nightly find-links line stays
+    assert not result.findings
     cuda = [e for e in result.edits if e.pass_id == "cuda-wheels"]
     assert len(cuda) == 2 and all(e.safety == "review" for e in cuda)
     assert "NVIDIA driver >= 580" in cuda[0].message and "compute capability >= 7.5" in cuda[0].message
     assert "cu126" in cuda[0].message  # the alternative for older GPUs is named
-    # torchaudio still has a release at 2.11: it follows there.
-    assert "torchaudio~=2.11.0" in migrate("requirements.txt", REQUIREMENTS, to="2.11").code
+    # at 2.11 the set moves to 2.11.0, whose cu128 build exists: the index stays
+    at_2_11 = migrate("requirements.txt", REQUIREMENTS, to="2.11").code
+    assert "torch==2.11.0+cu128" in at_2_11 and "torchaudio~=2.11.0" in at_2_11 and "whl/cu128\n" in at_2_11
 
 
 PYPROJECT = """\
@@ -131,7 +129,7 @@ url = "https://download.pytorch.org/whl/cu128"
 
 def test_pyproject() -> None:
     result = migrate("pyproject.toml", PYPROJECT)
-    assert result.code == PYPROJECT.replace("<2.8", "<2.13").replace("0.22.1", "0.27.0").replace("~=2.7.0", "~=2.12.0").replace(
+    assert result.code == PYPROJECT.replace("<2.8", "<2.13").replace("0.22.1", "0.27.1").replace("~=2.7.0", "~=2.12.0").replace(
         "whl/cu128", "whl/cu130"
     )
     assert [f.render("p") for f in result.findings] == [
@@ -139,12 +137,13 @@ def test_pyproject() -> None:
     ]
 
 
-def test_hashed_requirements_are_moved_and_reported() -> None:
+def test_hashed_requirements_are_a_lock_file() -> None:
     text = "torch==2.7.1 \\\n    --hash=sha256:0123\nnumpy==1.26.4 --hash=sha256:4567\n"
     result = migrate("requirements.txt", text)
-    assert result.code == text.replace("2.7.1", "2.12.0")
+    assert result.code == text
     assert [f.message for f in result.findings] == [
-        "torch moved to ==2.12.0: its --hash values are for the old release; regenerate them"
+        "requirements.txt is a lock file (torch==2.7.1): lock files are not edited. Move the source requirements to torch "
+        "2.12, then regenerate it: `pip-compile --generate-hashes (or uv pip compile --generate-hashes)`"
     ]
 
 
@@ -152,16 +151,16 @@ def test_direct_wheel_links_are_reported() -> None:
     text = "torch @ https://download.pytorch.org/whl/cu128/torch-2.7.1%2Bcu128-cp311-cp311-manylinux_2_28_x86_64.whl\n"
     result = migrate("requirements.txt", text)
     assert result.code == text
-    assert [f.message for f in result.findings] == [
-        "a direct wheel link pins torch 2.7.1: replace it with a requirement on torch 2.12"
-    ]
+    [message] = [f.message for f in result.findings]
+    assert "a direct wheel link pins torch 2.7.1: replace it with a requirement on torch 2.12.1 by hand" in message
     current = "torch @ https://example.org/torch-2.12.0-cp311-cp311-linux_x86_64.whl\n"
     assert not migrate("requirements.txt", current).findings
 
 
 def test_pep_508_forms() -> None:
-    text = 'dependencies = ["torch (>=2.4, <2.8)", "torch[opt-einsum] ==2.7.1 ; python_version >= \'3.10\'"]\n'
-    assert migrate("pyproject.toml", text).code == text.replace("<2.8", "<2.13").replace("==2.7.1", "==2.12.0")
+    text = '[project]\ndependencies = ["torch (>=2.4, <2.8)", "torch[opt-einsum] ==2.7.1 ; python_version >= \'3.10\'"]\n'
+    assert migrate("pyproject.toml", text).code == text.replace("<2.8", "<2.13").replace("==2.7.1", "==2.12.1")
+    assert migrate("pyproject.toml", text.replace("[project]", "[tool.other]")).code == text.replace("[project]", "[tool.other]")
 
 
 def test_poetry_constraints() -> None:
@@ -205,7 +204,7 @@ def test_setup_py_edits_string_literals_only_and_never_runs_it(tmp_path: Path) -
     assert result.code == (
         "raise SystemExit('never run me')\n"
         "# torch==2.7.1 in a comment stays\n"
-        "setup(install_requires=['torch==2.12.0', \"torchvision>=0.19,<0.28\"], python_requires='>=3.9')\n"
+        "setup(install_requires=['torch==2.12.1', \"torchvision>=0.19,<0.28\"], python_requires='>=3.9')\n"
     )
     assert [f.pass_id for f in result.findings] == ["python-floor"]
 
@@ -215,7 +214,7 @@ def test_setup_cfg_dockerfile_and_ci() -> None:
     result = migrate("setup.cfg", cfg)
     assert result.code == cfg.replace("<2.8", "<2.13") and len(result.findings) == 1
     docker = (
-        "FROM python:3.9-slim\n"
+        "FROM python:3.10-slim\n"
         "ENV PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu128\n"
         "RUN pip install --no-cache-dir \\\n"
         "      torch==2.7.1 \\\n"
@@ -224,29 +223,36 @@ def test_setup_cfg_dockerfile_and_ci() -> None:
     )
     result = migrate("Dockerfile", docker)
     assert result.code == (
-        "FROM python:3.9-slim\n"
+        "FROM python:3.10-slim\n"
         "ENV PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cu130\n"
         "RUN pip install --no-cache-dir \\\n"
-        "      torch==2.12.0 \\\n"
-        "      torchvision==0.27.0\n"
+        "      torch==2.12.1 \\\n"
+        "      torchvision==0.27.1\n"
         "COPY torch==2.7.1 /app/\n"  # not a pip command
     )
-    assert [f.message for f in result.findings] == ["the image runs Python 3.9, but torch 2.12 needs Python >= 3.10"]
+    assert not result.findings
+    old_python = migrate("Dockerfile", docker.replace("3.10-slim", "3.9-slim"))
+    assert old_python.code == docker.replace("3.10-slim", "3.9-slim")  # never a lone pin bump
+    assert [f.pass_id for f in old_python.findings] == ["torch-pin", "python-floor"]
     ci = (
-        "jobs:\n  test:\n    strategy:\n      matrix:\n        python-version:\n          - '3.9'\n          - '3.12'\n"
-        "    steps:\n      - run: |\n          python -m pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118\n"
+        "jobs:\n  test:\n    strategy:\n      matrix:\n        python-version:\n          - '3.10'\n          - '3.12'\n"
+        "    steps:\n      - uses: actions/setup-python@v5\n        with:\n          python-version: ${{ matrix.python-version }}\n"
+        "      - run: |\n          python -m pip install torch==2.7.1 --index-url https://download.pytorch.org/whl/cu118\n"
     )
     result = migrate(".github/workflows/test.yml", ci)
-    assert result.code == ci.replace("torch==2.7.1", "torch==2.12.0").replace("whl/cu118", "whl/cu126")
-    assert [f.message for f in result.findings] == ["the CI tests Python 3.9, but torch 2.12 needs Python >= 3.10"]
+    assert result.code == ci.replace("torch==2.7.1", "torch==2.12.1").replace("whl/cu118", "whl/cu126")
+    assert not result.findings
+    old = migrate(".github/workflows/test.yml", ci.replace("'3.10'", "'3.9'"))
+    assert old.code == ci.replace("'3.10'", "'3.9'")  # the 3.9 leg has no torch 2.12 wheels: the job stays
+    assert "the CI tests Python 3.9, but torch 2.12 needs Python >= 3.10" in [f.message for f in old.findings]
 
 
 def test_ignore_comment_select_and_ignore() -> None:
-    text = "torch==2.7.1  # migrate: ignore\ntorchvision==0.22.1  # migrate: ignore[cuda-wheels]\n"
-    assert migrate("requirements.txt", text).code == text.replace("0.22.1", "0.27.0")
+    text = "torch==2.7.1\ntorchvision==0.22.1  # migrate: ignore[cuda-wheels]\n"
+    assert migrate("requirements.txt", text).code == text.replace("2.7.1", "2.12.1").replace("0.22.1", "0.27.1")
     assert migrate("requirements.txt", "torch==2.7.1\n", ignore=frozenset({"torch-pin"})).code == "torch==2.7.1\n"
     only_cuda = migrate("requirements.txt", "torch==2.7.1+cu128\n", select=frozenset({"cuda-wheels"}))
-    assert only_cuda.code == "torch==2.7.1+cu130\n"
+    assert only_cuda.code == "torch==2.7.1+cu128\n"  # torch 2.7.1 has cu128 builds: nothing to move without torch-pin
 
 
 def test_project_kinds_and_discovery(tmp_path: Path) -> None:
@@ -294,18 +300,24 @@ def test_from_detection_reads_the_same_pins(tmp_path: Path, name: str, text: str
 def test_example_project_from_detection_and_diff(tmp_path: Path) -> None:
     example = ROOT / "examples" / "legacy_project"
     assert detect_pinned_version(example) == parse_version("2.7")
-    proc = subprocess.run([str(MIGRATE), "--to", "2.12", "--diff", str(example)], capture_output=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [str(MIGRATE), "--to", "2.12", "--diff", "--unsafe-fixes", str(example)], capture_output=True, timeout=120, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr
     patch = proc.stdout.decode()
     for line in (
         "+--extra-index-url https://download.pytorch.org/whl/cu130",
-        "+torch==2.12.0",
+        "+torch==2.12.1",
         '+    "torch>=2.7,<2.13",',
         '+    "torchvision>=0.22,<0.28",',
-        '+    "!pip install torch==2.12.0 --extra-index-url https://download.pytorch.org/whl/cu130"',
+        '+    "!pip install torch==2.12.1 --extra-index-url https://download.pytorch.org/whl/cu130"',
+        '+        torch: ["2.7.1", "2.12.1"]',  # the newest matrix entry moves, with its include entry
+        '+          - torch: "2.12.1"',
+        '+            torchvision: "0.27.1"',
     ):
         assert line in patch.splitlines(), line
     assert b"examples/legacy_project/pyproject.toml:5:20: python-floor" in proc.stderr
+    assert b"examples/legacy_project/.github/workflows/test.yml:9:18: torch-pin left alone: it tests the lowest entry" in proc.stderr
     if shutil.which("git") is None:
         return
     copy = tmp_path / "examples" / "legacy_project"
@@ -316,8 +328,27 @@ def test_example_project_from_detection_and_diff(tmp_path: Path) -> None:
     applied = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     shutil.rmtree(copy)
     shutil.copytree(example, copy)
-    assert subprocess.run([str(MIGRATE), "--to", "2.12", "examples/legacy_project"], cwd=tmp_path).returncode == 0
+    write = subprocess.run([str(MIGRATE), "--to", "2.12", "--unsafe-fixes", "examples/legacy_project"], cwd=tmp_path)
+    assert write.returncode == 0
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == applied
+
+
+def test_review_level_project_edits_are_suggested_not_made() -> None:
+    """cuda-wheels is review-level: by default the index stays and a finding carries the suggested line; torch stays
+    with it (2.12 has no cu128 build, so the set cannot move on the promise of an edit that is not made) and the
+    torch-pin finding says why. With unsafe fixes both move."""
+    text = "--extra-index-url https://download.pytorch.org/whl/cu128\ntorch==2.7.1\n"
+    result = migrate("requirements.txt", text, unsafe_fixes=False)
+    assert result.code == text and not result.edits
+    assert [f.message for f in result.findings if f.pass_id == "torch-pin"]
+    [finding] = [f for f in result.findings if f.pass_id == "cuda-wheels"]
+    assert finding.line == 1 and finding.fix_available == "unsafe" and finding.fix is not None
+    assert "--unsafe-fixes applies it" in finding.message and "NVIDIA driver >= 580" in finding.message
+    [rep] = finding.fix.replacements
+    assert (rep.line, rep.end_line) == (1, 2)
+    assert rep.old == "--extra-index-url https://download.pytorch.org/whl/cu128\n"
+    assert rep.new == "--extra-index-url https://download.pytorch.org/whl/cu130\n"
+    assert migrate("requirements.txt", text).code == rep.new + "torch==2.12.1\n"
 
 
 def test_list_and_explain_show_project_passes() -> None:
@@ -325,19 +356,6 @@ def test_list_and_explain_show_project_passes() -> None:
     assert all(pass_id in listing for pass_id in ("torch-pin", "cuda-wheels", "python-floor"))
     explain = subprocess.run([str(MIGRATE), "--explain", "cuda-wheels"], capture_output=True, timeout=60).stdout.decode()
     assert "(requirements.txt)" in explain and "## What to review" in explain and "whl/cu130" in explain
-
-
-def test_python_floor_matches_the_installed_torch() -> None:
-    from importlib import metadata
-
-    try:  # read the installed distribution's metadata; importing torch is not needed
-        installed = metadata.metadata("torch")
-    except metadata.PackageNotFoundError:
-        pytest.skip("torch not installed")
-    release = parse_version(installed["Version"])
-    floor = python_floor(release)
-    assert floor is not None
-    assert installed["Requires-Python"].replace(" ", "") == f">={floor[0]}.{floor[1]}"
 
 
 def test_discovery_without_project_files(tmp_path: Path) -> None:

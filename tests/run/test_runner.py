@@ -91,3 +91,19 @@ def test_cli_jobs_do_not_change_the_output(many: Path) -> None:
     assert one.stdout == two.stdout and one.stdout.count(b"\n--- a/") + 1 == 24
     assert one.stderr == two.stderr
     assert not (many / ".torchmigrate_cache").exists()
+
+
+def test_a_batch_sent_early_for_the_window_takes_no_more_items(tmp_path: Path) -> None:
+    """Few files need the engine and the window is short: the oldest file's batch is sent half full before it fills.
+    Later files must go to a new batch (a worker has the old one's items already), or results go missing."""
+    for i in range(120):
+        (tmp_path / f"f{i:03d}.py").write_text((LEGACY if i % 9 == 0 else PLAIN) + f"\nVALUE_{i} = {i}\n")
+    tasks = _tasks(tmp_path)
+    expected = _records(run_tasks(tasks, write=False, jobs=1))
+    runner = Runner(jobs=2, batch_size=4)
+    runner.window = 5
+    try:
+        assert _records(runner.run(tasks, write=False)) == expected
+    finally:
+        runner.close()
+    assert sum(1 for r in expected if r[1] is not None) == 14  # every legacy file migrated

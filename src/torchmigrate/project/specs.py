@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 
 from torchmigrate.core.versions import CLAUSE_RE, Version
-from torchmigrate.project.context import apply_changes
 from torchmigrate.project.pins import poetry_to_pep440
+from torchmigrate.project.text import apply_changes
 
 _VERSION_RE = re.compile(r"(?P<release>\d+(?:\.\d+)*)(?P<wild>\.\*)?(?P<rest>.*)")
 
@@ -63,68 +63,97 @@ def admits(spec: str, release: Version) -> bool:
 
 
 
-def _numbers(parts: Sequence[int], width: int) -> str:
-    return ".".join(str(p) for p in (list(parts) + [0] * width)[: max(width, 2)])
-
-
-
-def move_spec(spec: str, release: Version) -> str | None:
+def move_spec(spec: str, release: Version, patch: int = 0) -> str | None:
     """``spec`` rewritten in its own style so that it admits ``release``; ``None`` when it already does, when its
     lower bound lies above ``release`` (never downgrade), or when it cannot be moved.
 
     ``==2.7.1`` → ``==2.12.0``; ``==2.7.*`` → ``==2.12.*``; ``~=2.7.0`` → ``~=2.12.0``; ``>=2.4,<2.8`` →
-    ``>=2.4,<2.13``; ``<=2.7.1`` → ``<=2.12.0``; a local version (``+cu128``) is kept.
+    ``>=2.4,<2.13``; ``<=2.7.1`` → ``<=2.12.0``; a local version (``+cu128``) is kept. ``patch`` names the patch
+    release an exact pin moves to (``2.12.1``).
     """
     if admits(spec, release):
         return None
-    target = (release.major, release.minor)
     low = lowest_release(spec)
     if low is not None and low > release:
         return None  # the project requires something newer than the target: never lower it
+    return move_spec_to(spec, f"{release.major}.{release.minor}.{patch}")
+
+
+def _feature_position(numbers: Sequence[int]) -> int:
+    """Which part of a version counts as its feature release: the minor (``2.12``), or the patch for ``0.0.x``
+    packages (xformers ``0.0.35``)."""
+    return 2 if len(numbers) >= 3 and numbers[0] == 0 and numbers[1] == 0 else 1
+
+
+def _written(numbers: Sequence[int], width: int) -> str:
+    return ".".join(str(p) for p in (list(numbers) + [0] * width)[: max(width, 2)])
+
+
+def move_spec_to(spec: str, version: str) -> str | None:
+    """``spec`` rewritten in its own style so that it admits the release ``version`` (``2.12.1``, ``0.27.0``,
+    ``0.0.35``), or ``None`` when it cannot be (a ``!=`` or a lower bound excludes it). Exact pins take ``version`` at
+    their own precision; upper bounds move past it at theirs (``<2.8`` → ``<2.13``, ``<0.0.31`` → ``<0.0.36``)."""
+    new_numbers = tuple(int(p) for p in re.findall(r"\d+", version.split("+")[0]))
+    if not new_numbers:
+        return None
+    pos = _feature_position(new_numbers)
     changes: list[tuple[int, int, str]] = []
     for match in CLAUSE_RE.finditer(spec):
-        op, version = match.group(1), match.group(2)
-        parsed = _VERSION_RE.match(version)
+        op, written = match.group(1), match.group(2)
+        parsed = _VERSION_RE.match(written)
         if parsed is None:
             return None
-        numbers, wild = release_parts(version)
+        numbers, wild = release_parts(written)
         width = len(numbers)
         local = parsed.group("rest") if parsed.group("rest").startswith("+") else ""
         new: str | None = None
-        if op in ("==", "===") and numbers[:2] != target:
-            new = _numbers(target, width) + (".*" if wild else "") + local
-        elif op == "~=" and numbers[:2] != target and not _satisfies(target + (0,), "~=", version):
-            new = _numbers(target, width)
-        elif op == "<" and compare(numbers, target) <= 0:
-            new = _numbers((release.major, release.minor + 1), width)
-        elif op == "<=" and compare(numbers, target) < 0:
-            new = _numbers(target, width)
-        if new is not None and new != version:
+        if op in ("==", "===") and not _satisfies(new_numbers, op, written):
+            new = _written(new_numbers, width) + (".*" if wild else "") + local
+        elif op == "~=" and not _satisfies(new_numbers, "~=", written):
+            new = _written(new_numbers[: pos + 1], max(width, pos + 1))
+        elif op == "<" and compare(numbers, new_numbers) <= 0:
+            bumped = list(new_numbers[: pos + 1])
+            bumped[pos] += 1
+            new = _written(bumped, max(width, pos + 1))
+        elif op == "<=" and compare(numbers, new_numbers) < 0:
+            new = _written(new_numbers, max(width, pos + 1))
+        if new is not None and new != written:
             changes.append((match.start(2), match.end(2), new))
     moved = apply_changes(spec, changes)
-    return moved if changes and admits(moved, release) else None
-
+    if not changes:
+        return None
+    clauses = CLAUSE_RE.findall(moved)
+    return moved if all(_satisfies(new_numbers, op, v) for op, v in clauses) else None
 
 
 _POETRY_SINGLE = re.compile(r"(?P<op>\^|~(?!=)|)(?P<version>\d+(?:\.\d+)*)(?P<wild>\.\*)?")
 
 
-
-def move_poetry(spec: str, release: Version) -> str | None:
+def move_poetry(spec: str, release: Version, patch: int = 0) -> str | None:
     """Like :func:`move_spec` for a Poetry constraint: ``2.7.1`` → ``2.12.0``, ``~2.7`` → ``~2.12``, ``^0.22`` → ``^0.27``."""
     pep440 = poetry_to_pep440(spec)
     low = lowest_release(pep440)
     if admits(pep440, release) or (low is not None and low > release):
         return None
+    return move_poetry_to(spec, f"{release.major}.{release.minor}.{patch}")
+
+
+def move_poetry_to(spec: str, version: str) -> str | None:
+    """A Poetry constraint rewritten in its own style to admit the release ``version``, or ``None``."""
+    new_numbers = tuple(int(p) for p in re.findall(r"\d+", version.split("+")[0]))
     single = _POETRY_SINGLE.fullmatch(spec.strip())
     if single is not None:
         width = len(single.group("version").split("."))
-        moved = single.group("op") + _numbers((release.major, release.minor), width) + (single.group("wild") or "")
-        moved = spec.replace(spec.strip(), moved)
+        pos = _feature_position(new_numbers)
+        op = single.group("op")
+        written = _written(new_numbers[: pos + 1], width) if op or single.group("wild") else _written(new_numbers, width)
+        moved = spec.replace(spec.strip(), op + written + (single.group("wild") or ""))
     else:
-        moved = move_spec(spec, release) or spec
-    return moved if moved != spec and admits(poetry_to_pep440(moved), release) else None
-
+        moved = move_spec_to(spec, version) or spec
+    if moved == spec:
+        return None
+    clauses = CLAUSE_RE.findall(poetry_to_pep440(moved))
+    return moved if all(_satisfies(new_numbers, op, v) for op, v in clauses) else None
 
 
 def lowest_release(spec: str) -> Version | None:

@@ -18,19 +18,21 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
+from torchmigrate.core.fixes import SAFE_ONLY, Gate
 from torchmigrate.core.passes import Pass
-from torchmigrate.core.registry import Options
-from torchmigrate.core.results import FileResult
+from torchmigrate.core.registry import Layout, Options
+from torchmigrate.core.results import FileResult, Fix
 from torchmigrate.core.text import dominant_newline, one_line
-from torchmigrate.python.imports import AddImports, drop_unused_imports
+from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
 from torchmigrate.python.precheck import ast_parse, relevant_passes
-from torchmigrate.python.renames import RenameTransformer
+from torchmigrate.python.reflow import reflow
+from torchmigrate.python.renames import RenameTransformer, advice_for_target
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
 from torchmigrate.python.triggers import trie_pattern
 
-__all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
+__all__ = ["Gate", "Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
 
 MAX_PARSE_CHARS = 4_000_000
 """Files longer than this that need parsing are reported and left alone: libcst needs minutes for them."""
@@ -58,12 +60,26 @@ def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
     return _trigger_regex(tuple(w for p in passes for w in p.triggers))
 
 
-def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", precheck: bool = True) -> FileResult:
+def migrate_text(
+    text: str,
+    passes: Sequence[Pass],
+    path: str = "<string>",
+    precheck: bool = True,
+    gate: Gate = SAFE_ONLY,
+    layout: Layout | None = None,
+) -> FileResult:
     """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``.
+
+    ``layout``: the project's line length and formatter; edited statements are kept within it
+    (:mod:`torchmigrate.python.reflow`).
 
     With ``precheck`` (the default), the stdlib-``ast`` look of :mod:`torchmigrate.python.precheck` decides which passes can
     act at all; libcst parses the file only when one can, and runs only those (until the text changes), on the slice of
     the file they can act on (:mod:`torchmigrate.python.slicing`) when that leaves enough out.
+
+    ``gate`` decides which passes' edits are made (:class:`~torchmigrate.core.fixes.Gate`; the default makes no
+    ``review`` edit and has no support floor): a held-back pass still runs, its edits become findings (a review edit
+    with its suggested change), and the later passes see the text it was given.
     """
     result = FileResult(path=path, old=text, new=text)
     if not passes or skips_file(text) or not trigger_regex(passes).search(text):
@@ -85,11 +101,13 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         sliced = make_slice(text, tree, trigger_regex(active), newline)
         if sliced is not None:
-            spliced = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline), sliced, text)
+            spliced = _unslice(
+                _run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate, layout), sliced, text
+            )
             if spliced is not None:
                 SLICING.count += 1
                 return spliced
-    return _run_libcst(text, passes, in_play, path, precheck, newline)
+    return _run_libcst(text, passes, in_play, path, precheck, newline, gate, layout)
 
 
 class _Slicing:
@@ -118,12 +136,40 @@ def _unslice(result: FileResult, sliced: Slice, original: str) -> FileResult | N
     if new != original and verify(new) is not None:
         return None
     edits = [replace(e, line=line) for e, line in zip(result.edits, lines[: len(result.edits)], strict=True)]
-    findings = [replace(f, line=line) for f, line in zip(result.findings, lines[len(result.edits) :], strict=True)]
+    findings = []
+    for finding, line in zip(result.findings, lines[len(result.edits) :], strict=True):
+        fix = _unslice_fix(finding.fix, sliced)
+        if finding.fix is not None and fix is None:
+            return None
+        findings.append(replace(finding, line=line, fix=fix))
     return replace(result, old=original, new=new, edits=edits, findings=findings)
 
 
+def _unslice_fix(fix: Fix | None, sliced: Slice) -> Fix | None:
+    """``fix`` (in the lines of the sliced text) in the original file's lines; ``None`` when a replacement touches a
+    stub line or is not contiguous there."""
+    if fix is None:
+        return None
+    moved = []
+    for rep in fix.replacements:
+        first = sliced.original_line(rep.line)
+        if first is None:
+            return None
+        if any(sliced.original_line(rep.line + k) != first + k for k in range(rep.end_line - rep.line)):
+            return None
+        moved.append(replace(rep, line=first, end_line=first + rep.end_line - rep.line))
+    return replace(fix, replacements=tuple(moved))
+
+
 def _run_libcst(
-    text: str, passes: Sequence[Pass], in_play: set[int], path: str, precheck: bool, newline: str
+    text: str,
+    passes: Sequence[Pass],
+    in_play: set[int],
+    path: str,
+    precheck: bool,
+    newline: str,
+    gate: Gate = SAFE_ONLY,
+    layout: Layout | None = None,
 ) -> FileResult:
     """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order."""
     result = FileResult(path=path, old=text, new=text)
@@ -142,26 +188,37 @@ def _run_libcst(
             continue  # the precheck showed it has nothing to act on in the current text
         if not trigger_regex((pass_,)).search(code):
             continue
+        before, kept = module, wrappers.saved()
         try:
             module, sink = apply_pass(module, pass_, suppressions(code), wrappers)
         except Exception as exc:  # a bug in one pass must not lose the file or stop the run
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {one_line(exc)}"
             return result
-        if code != text and (sink.findings or sink.edits):  # an earlier pass changed the file: positions in the original
-            to_original = _line_map(code, text)
-            sink.findings = [replace(f, line=to_original(f.line)) for f in sink.findings]
-            sink.edits = [replace(e, line=to_original(e.line)) for e in sink.edits]
-        result.findings.extend(sink.findings)
-        if sink.edits:
-            new_code = module.code
-            if new_code != code:
-                result.edits.extend(sink.edits)
-                result.passes_applied.append(pass_.id)
-                code = new_code
-                if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
-                    later = passes[index + 1 :]
-                    in_play = set(map(id, relevant_passes(code, later)))
+        # an earlier pass changed the file: positions go back to the original's lines
+        to_original = _line_map(code, text) if code != text and (sink.findings or sink.edits) else _same_line
+        later = passes[index + 1 :]
+        result.findings.extend(
+            replace(f, line=to_original(f.line), message=advice_for_target(f.message, later)) for f in sink.findings
+        )
+        if not sink.edits:
+            continue
+        new_code = module.code
+        if new_code == code:
+            continue
+        why = gate.holds_back(pass_)
+        if why is not None:  # the pass ran, but its edits are reported, not made: later passes see `code` as it was
+            result.findings.extend(gate.findings(pass_, why, sink.edits, code, new_code, to_original))
+            module = before
+            wrappers.restore(kept)
+            continue
+        result.edits.extend(replace(e, line=to_original(e.line)) for e in sink.edits)
+        result.passes_applied.append(pass_.id)
+        code = new_code
+        if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
+            in_play = set(map(id, relevant_passes(code, later)))
+    if code != text and layout is not None and layout.line_length:
+        code = reflow(module, text, layout).code
     if code != text:
         problem = verify(code)
         if problem is not None:
@@ -170,6 +227,10 @@ def _run_libcst(
             return result
     result.new = code
     return result
+
+
+def _same_line(line: int) -> int:
+    return line
 
 
 def _line_map(seen: str, original: str) -> Callable[[int], int]:
@@ -252,6 +313,13 @@ class Wrappers:
             self._module, self._wrapper = module, MetadataWrapper(module)
         return self._wrapper
 
+    def saved(self) -> tuple[cst.Module | None, MetadataWrapper | None]:
+        return self._module, self._wrapper
+
+    def restore(self, state: tuple[cst.Module | None, MetadataWrapper | None]) -> None:
+        """Go back to a tree seen before (a held-back pass's input): its metadata is still valid, trees are immutable."""
+        self._module, self._wrapper = state
+
 
 def apply_pass(
     module: cst.Module,
@@ -278,11 +346,14 @@ def apply_pass(
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
-        if AddImportsVisitor.CONTEXT_KEY in context.scratch:
+        added = AddImportsVisitor.CONTEXT_KEY in context.scratch
+        if added:
             new_module = AddImports(context, sink.protected).transform_module(new_module)
         scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY)
         if scheduled:
             new_module = drop_unused_imports(new_module, scheduled, sink.protected)
+        if added or issubclass(step, RenameTransformer):  # new or renamed imports go where isort would put them
+            new_module = place_imports(new_module, import_lines(module))
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]

@@ -203,6 +203,8 @@ class Runner:
         for task in tasks:
             slot, item = self._prepare(task)
             if item is not None:
+                if batch.submitted:  # sent early, half full, for a result the window needed: items go to a new one
+                    batch = _Batch()
                 slot.batch, slot.index = batch, len(batch.items)
                 batch.items.append(item)
                 if len(batch.items) >= self.batch_size:

@@ -1,9 +1,12 @@
-"""Moves CUDA wheel variants that the target release no longer builds to the nearest newer one.
+"""Moves the CUDA build a requirement set installs when the target has no wheels for it — only together with torch.
 
 ## What it does
 `--extra-index-url https://download.pytorch.org/whl/cu128` → `.../whl/cu130` for `--to 2.12` (2.12 dropped
-CUDA 12.8 builds); `torch==2.7.1+cu118` → `+cu126` for `--to 2.8` and later (2.8 dropped CUDA 11.8). A variant
-newer than every build of the target, nightly and test indexes, and `cpu`/ROCm indexes are left alone.
+CUDA 12.8 builds); `torch==2.7.1+cu118` → `+cu126` from 2.8 (2.8 dropped CUDA 11.8) — where the set's torch moves
+to (or already admits) the target: an index URL or `+cuXYZ` version moves only together with a torch install that
+has that build, so a CI job or stage that keeps an old torch keeps its index. The new build is the nearest newer one
+the target has. Nightly, test and LTS indexes, `cpu` indexes, and variants newer than every build of the target are
+left alone; ROCm indexes and releases whose CUDA builds the table does not fully know (2.15) are reported.
 
 ## Why
 pip finds no wheel of the new torch on an index the release was not built for, or silently falls back to
@@ -14,50 +17,19 @@ cu130 (recommended) or cu126".
 Review: the edit's note names the driver floor and the GPU architectures of the new build.
 
 ## Where
-`requirements*.txt` and `constraints*.txt` (and `requirements/*.txt`, `environment.yml`), `pyproject.toml`,
-`setup.cfg`, string literals in `setup.py` (read as tokens, never run), `pip install` / `uv add` commands in
-Dockerfiles and CI files (`.github/workflows/*.yml`, `.gitlab-ci.yml`, …). Project file passes compare the file's own
-pins with `--to`, so `--from` does not gate them; `# migrate: ignore` on a line leaves it alone.
+The same files and commands as `torch-pin`: requirements files, `pyproject.toml` (`[[tool.uv.index]]` and the
+like), `setup.cfg`, `setup.py` strings, conda environments, and install commands in Dockerfiles, CI files and
+notebooks. `# migrate: ignore` on a line leaves it alone.
 """
 
 from __future__ import annotations
 
-import re
-
 from torchmigrate.core.passes import PROJECT, REVIEW, Example, Pass
-from torchmigrate.project.context import ProjectContext, apply_changes
-from torchmigrate.project.ecosystem import cuda_limits, cuda_name, cuda_replacement
-from torchmigrate.project.pins import find_requirements
-
-_INDEX_URL_RE = re.compile(r"https?://download\.pytorch\.org/whl/(?P<cu>cu(?P<num>\d{3}))(?=/?(?:$|[\s\"'\],;#)]))")
-
-
-
-_LOCAL_CUDA_RE = re.compile(r"\+cu(?P<num>\d{3})\b")
-
+from torchmigrate.project.context import ProjectContext
 
 
 def rewrite_cuda_wheels(text: str, ctx: ProjectContext) -> str:
-    changes: list[tuple[int, int, str]] = []
-
-    def move(start: int, end: int, variant: int, what: str) -> None:
-        new = cuda_replacement(variant, ctx.target)
-        if new is None or not ctx.allowed(start):
-            return
-        changes.append((start, end, cuda_name(new)))
-        ctx.edit(
-            start,
-            f"{what}: torch {ctx.target} has no {cuda_name(variant)} wheels → {cuda_name(new)}. "
-            f"Review: {cuda_limits(new, ctx.target)}",
-        )
-
-    for match in _INDEX_URL_RE.finditer(text):
-        move(match.start("cu"), match.end("cu"), int(match.group("num")), "PyTorch wheel index")
-    for req in find_requirements(text, ctx.kind):
-        for local in _LOCAL_CUDA_RE.finditer(text, req.spec_start, req.spec_end):
-            move(local.start() + 1, local.end(), int(local.group("num")), f"{req.name} local version")
-    return apply_changes(text, changes)
-
+    return ctx.apply(ctx.pass_.id)
 
 
 PASS = Pass(
@@ -68,7 +40,7 @@ PASS = Pass(
     title="PyTorch wheel index URLs and +cuXYZ versions without a build for the target → the nearest newer CUDA build",
     evidence=(
         "PyTorch 2.12 release notes (cu128 builds dropped, pytorch/pytorch#179072); 2.8 release notes (cu118/cu124 "
-        "removed, #155509); pytorch/pytorch RELEASE.md compatibility matrix"
+        "removed, #155509); pytorch/pytorch RELEASE.md compatibility matrix (in the compatibility table)"
     ),
     triggers=("cu1",),
     project_rewrite=rewrite_cuda_wheels,
@@ -101,6 +73,16 @@ PASS = Pass(
             title="cu126 is still built",
             before="""
                 --index-url https://download.pytorch.org/whl/cu126
+                torch
+            """,
+        ),
+        Example(
+            path="requirements.txt",
+            to="2.12",
+            title="no torch install: the index is not ours to move",
+            before="""
+                --extra-index-url https://download.pytorch.org/whl/cu118
+                numpy
             """,
         ),
         Example(

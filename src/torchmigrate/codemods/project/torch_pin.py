@@ -1,103 +1,47 @@
-"""Moves torch requirements that exclude the target release to it, keeping the author's style.
+"""Moves each requirement set that excludes the target to it as a whole: torch and every companion pinned with it.
 
 ## What it does
-`torch==2.7.1` → `torch==2.12.0`; `torch>=2.4,<2.8` → `torch>=2.4,<2.13`; `torch~=2.7.0` → `torch~=2.12.0`;
-`torch==2.7.*` → `torch==2.12.*`; a local version (`+cu128`) is kept (see `cuda-wheels`). torchvision and
-torchaudio requirements move to the release built for the target (torch 2.x ↔ torchvision 0.(x+15), so 2.12 ↔
-0.27). A requirement whose lower bound is above the target is never lowered. Poetry constraints
-(`torch = "~2.7"` → `"~2.12"`) move the same way. Reported, not edited: `--hash` values of a moved pin (they
-must be regenerated) and direct wheel links (`torch @ …/torch-2.7.1-cp311-….whl`).
+A requirement set — a requirements file, a `pyproject.toml`, a `setup.cfg`/`setup.py`, a conda environment, a
+Dockerfile stage, a CI job or matrix leg — moves to the newest patch of the target that all of it can follow: torch
+(`torch==2.7.1` → `torch==2.12.1`, `torch>=2.4,<2.8` → `<2.13`, `torch~=2.7.0` → `~=2.12.0`, Poetry's `"~2.7"` →
+`"~2.12"`), each pinned companion to its release for that torch (torchvision `0.22.1` → `0.27.1`, torchaudio
+`2.7.1` → `2.11.1`, xformers, torch-tensorrt, torchdata), torch's own pins (`triton==3.3.0` → `3.7.1`), CI test
+flags that name the torch version (`--torch_ver="2.6"`), and — with `cuda-wheels` — the CUDA build. If anything in
+the set cannot follow (torchtext has no release after torch 2.3, intel-extension-for-pytorch none after 2.8, the base
+image's Python is too old, the wheel index has no build), nothing in it changes and one finding names what blocks it
+and the newest release the set can move to. A requirement whose lower bound is above the target is never lowered.
+
+Never edited, reported instead: lock files (pip-compile / `uv pip compile` output, `==` pins with `--hash`,
+`poetry.lock`, `pdm.lock`, `uv.lock`, conda lock files: regenerate them after moving the sources, with the command
+the finding names); CI legs that test a minimum (the lowest entry of a matrix, a job or variable named
+min/minimum/oldest/lowest, a pin equal to the project's declared floor); conda packages (the `pytorch` channel ends
+with 2.5); `pytorch/pytorch` base images; versions built from shell expressions; nightly and test builds; direct
+wheel links; a cap (`torch<2.6`) below behaviour changes whose passes are not part of the run.
 
 ## Why
-Migrated code needs the release it was migrated to; a pin that excludes it would install the old torch.
-There is no torchaudio release for torch 2.12 or later (the newest is 2.11): a torchaudio requirement is
-reported, not guessed.
+A pin edit is right only if the whole set still installs: torch 2.12 next to an untouched `torchaudio==2.10.0`
+(which requires `torch==2.10.0`) does not resolve, and a CI job that tests the project's minimum torch must keep
+testing it.
 
 ## Fix safety
-Safe: only the version numbers of requirements that exclude the target change, to the target's releases.
-Regenerate lock files afterwards.
+Safe: only version numbers change, to releases the compatibility table (read from each wheel's metadata on the
+package index) shows install together.
 
 ## Where
-`requirements*.txt` and `constraints*.txt` (and `requirements/*.txt`, `environment.yml`), `pyproject.toml`,
-`setup.cfg`, string literals in `setup.py` (read as tokens, never run), `pip install` / `uv add` commands in
-Dockerfiles and CI files (`.github/workflows/*.yml`, `.gitlab-ci.yml`, …). Project file passes compare the file's own
-pins with `--to`, so `--from` does not gate them; `# migrate: ignore` on a line leaves it alone.
+Dependency declarations only: requirements files, PEP 621 / Poetry / PDM / uv dependency tables, `setup.cfg`
+`install_requires`/`extras_require`, `setup.py` strings (outside `dependency_links`; read as tokens, never run),
+conda environments, and `pip`/`uv`/`conda` install commands in Dockerfiles, CI files and notebooks — never other
+TOML tables, comments, or unpinned requirements. `# migrate: ignore` on a line keeps its whole set as it is.
 """
 
 from __future__ import annotations
 
-import re
-
 from torchmigrate.core.passes import PROJECT, SAFE, Example, Pass
-from torchmigrate.core.versions import Version
-from torchmigrate.project.context import ProjectContext, apply_changes, logical_line
-from torchmigrate.project.ecosystem import TORCHAUDIO_NEWEST, torchaudio_for, torchvision_for
-from torchmigrate.project.pins import find_requirements, regions
-from torchmigrate.project.specs import admits, lowest_release, move_poetry, move_spec, release_parts
-
-
-def _companion_release(name: str, target: Version) -> Version | None:
-    if name == "torch":
-        return target
-    if name == "torchvision":
-        return torchvision_for(target)
-    return torchaudio_for(target)
-
-
-
-_TORCHAUDIO_RE = re.compile(r"(?<![\w.\-/=+@])torchaudio(?![\w.\-])", re.IGNORECASE)
-
+from torchmigrate.project.context import ProjectContext
 
 
 def rewrite_torch_pins(text: str, ctx: ProjectContext) -> str:
-    changes: list[tuple[int, int, str]] = []
-    for req in find_requirements(text, ctx.kind):
-        if not ctx.allowed(req.start):
-            continue
-        wanted = _companion_release(req.name, ctx.target)
-        if wanted is None:
-            continue  # torchaudio past its last release: reported below
-        moved = move_poetry(req.spec, wanted) if req.poetry else move_spec(req.spec, wanted)
-        shown = f"{req.name} = {req.spec!r}" if req.poetry else f"{req.name}{req.spec}"
-        if moved is not None:
-            changes.append((req.spec_start, req.spec_end, moved))
-            new = f"{req.name} = {moved!r}" if req.poetry else f"{req.name}{moved}"
-            ctx.edit(req.start, f"{shown} excludes {req.name} {wanted} (torch {ctx.target}): → {new}")
-            if "--hash" in logical_line(text, req.start):
-                ctx.finding(req.start, f"{req.name} moved to {moved}: its --hash values are for the old release; regenerate them")
-            continue
-        low = lowest_release(req.pep440)
-        if low is not None and low < wanted and not admits(req.pep440, wanted):
-            ctx.finding(req.start, f"{shown} excludes {req.name} {wanted} (torch {ctx.target}) and cannot be moved automatically")
-    for wheel in _WHEEL_RE.finditer(text):
-        name = wheel.group("name").lower()
-        wanted = _companion_release(name, ctx.target)
-        numbers = release_parts(wheel.group("version"))[0]
-        if wanted is not None and numbers[:2] != (wanted.major, wanted.minor) and ctx.allowed(wheel.start()):
-            ctx.finding(
-                wheel.start("name"),
-                f"a direct wheel link pins {name} {wheel.group('version')}: replace it with a requirement on "
-                f"{name} {wanted}" + ("" if name == "torch" else f" (built for torch {ctx.target})"),
-            )
-    if torchaudio_for(ctx.target) is None:
-        for lo, hi in regions(ctx.kind, text):
-            for match in _TORCHAUDIO_RE.finditer(text, lo, hi):
-                ctx.finding(
-                    match.start(),
-                    f"there is no torchaudio release for torch {ctx.target} (the newest, {TORCHAUDIO_NEWEST}.x, was built for "
-                    f"torch {TORCHAUDIO_NEWEST}): torchaudio cannot follow the torch pin; test torchaudio {TORCHAUDIO_NEWEST} "
-                    f"with torch {ctx.target} or drop the dependency",
-                )
-    return apply_changes(text, changes)
-
-
-
-# A wheel file in a URL or path: ``…/torch-2.7.1%2Bcu128-cp311-cp311-linux_x86_64.whl``.
-_WHEEL_RE = re.compile(
-    r"(?<![\w.-])(?P<name>torchvision|torchaudio|torch)-(?P<version>\d+\.\d+(?:\.\d+)?)(?:(?:%2B|\+)[\w.]+)?-cp\d+[^\s\"']*\.whl",
-    re.IGNORECASE,
-)
-
+    return ctx.apply(ctx.pass_.id)
 
 
 PASS = Pass(
@@ -105,16 +49,20 @@ PASS = Pass(
     release="1.9",
     safety=SAFE,
     files=PROJECT,
-    title="torch / torchvision / torchaudio requirements that exclude the target → its release, in the same style",
-    evidence="torchvision ↔ torch table in pytorch/vision's README; torchaudio releases (none after 2.11)",
-    triggers=("torch",),
+    title="requirement sets that exclude the target → its release, torch and companions together, or a finding",
+    evidence=(
+        "the compatibility table torchmigrate/project/data/compat.json: each wheel's Requires-Dist on the package index "
+        "(python -m torchmigrate.project.tables); pytorch/pytorch#138506 (conda channel); pytorch/audio#4212 "
+        "(torchaudio 2.11 supports torch>=2.11)"
+    ),
+    triggers=("torch", "xformers", "triton", "tensorrt", "extension", "oneccl", "nvidia-"),
     project_rewrite=rewrite_torch_pins,
     examples=[
         Example(path="requirements.txt", to="2.12", before="""
             torch==2.7.1
             numpy>=1.26
         """, after="""
-            torch==2.12.0
+            torch==2.12.1
             numpy>=1.26
         """),
         Example(
@@ -126,7 +74,7 @@ PASS = Pass(
             """,
             after="""
                 [project]
-                dependencies = ["torch>=2.4,<2.13", "torchvision==0.27.0"]
+                dependencies = ["torch>=2.4,<2.13", "torchvision==0.27.1"]
             """,
         ),
         Example(
@@ -146,23 +94,63 @@ PASS = Pass(
         Example(
             path="Dockerfile",
             to="2.12",
+            title="the whole set moves: torchaudio 2.11.1 requires torch>=2.11",
             before="""
                 FROM python:3.11-slim
-                RUN pip install "torch==2.7.1" torchvision==0.22.1
+                RUN pip install "torch==2.7.1" torchvision==0.22.1 torchaudio==2.7.1
             """,
             after="""
                 FROM python:3.11-slim
-                RUN pip install "torch==2.12.0" torchvision==0.27.0
+                RUN pip install "torch==2.12.1" torchvision==0.27.1 torchaudio==2.11.1
             """,
+        ),
+        Example(
+            path="requirements.txt",
+            to="2.12",
+            title="a companion with no release for the target blocks the set",
+            before="""
+                torch==2.3.1
+                torchtext==0.18.0
+            """,
+            findings=1,
+        ),
+        Example(
+            path="Dockerfile",
+            to="2.12",
+            title="the base image's Python cannot run the target",
+            before="""
+                FROM python:3.9-slim
+                RUN pip install torch==2.7.1
+            """,
+            findings=1,
+        ),
+        Example(
+            path="requirements.txt",
+            to="2.12",
+            title="a lock file is reported, never edited",
+            before="""
+                # This file is autogenerated by pip-compile with Python 3.11
+                # by the following command:
+                #
+                #    pip-compile requirements.in
+                #
+                torch==2.7.1
+                    # via -r requirements.in
+            """,
+            findings=1,
+        ),
+        Example(
+            path="pyproject.toml", to="2.12", title="only dependency tables are read", before="""
+                [tool.isort]
+                known_third_party = ["torch==1.8"]
+            """
         ),
         Example(
             path="requirements.txt", to="2.12", title="already admits the target", before="""
                 torch>=2.4
-                torch-tensorrt==2.7.0
+                # torch==1.13.1
+                torch-tensorrt>=2.4
             """
         ),
-        Example(path="requirements.txt", to="2.12", title="torchaudio has no 2.12", before="""
-            torchaudio==2.7.1
-        """, findings=1),
     ],
 )

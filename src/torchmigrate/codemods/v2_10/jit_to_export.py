@@ -83,10 +83,15 @@ PASS = Pass(
     sliceable=False,  # it follows a traced or scripted function or class to its definition, wherever that is in the file
     id="jit-to-export",
     release="2.10",
+    since="2.2",
     kind=DEPRECATION,  # still present (with a DeprecationWarning) in 2.13: also runs for projects already on 2.10+
     safety=REVIEW,
     title="torch.jit.trace/save/load → torch.export; torch.jit.script → torch.compile",
-    evidence="PyTorch 2.10 release notes, jit deprecations (pytorch/pytorch#167669)",
+    evidence=(
+        "PyTorch 2.10 release notes, jit deprecations (pytorch/pytorch#167669)"
+        "; since 2.2: ExportedProgram.module() (torch 2.2.2 wheel, torch/export/exported_program.py:349) and "
+        "export(strict=); torch.export.save/load from 2.1, torch.compile from 2.0"
+    ),
     triggers=("jit",),
     review_note=REVIEW_NOTE,
     examples=[

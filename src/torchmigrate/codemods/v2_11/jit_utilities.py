@@ -27,10 +27,14 @@ from torchmigrate.python.transform import CallContext, PassTransformer
 PASS = Pass(
     id="jit-utilities",
     release="2.11",
+    since="1.8",
     kind=DEPRECATION,
     safety=REVIEW,
     title="torch.jit.fork/wait/freeze/optimize_for_inference/interface/trace_module (findings)",
-    evidence="PyTorch 2.10 release notes (TorchScript deprecation, pytorch/pytorch#167669); warnings checked on torch 2.13.0",
+    evidence=(
+        "PyTorch 2.10 release notes (TorchScript deprecation, pytorch/pytorch#167669); warnings checked on torch 2.13.0"
+        "; finding only: emits no new form"
+    ),
     triggers=("jit",),
     examples=[
         Example(

@@ -30,6 +30,7 @@ from torchmigrate.python.transform import PassTransformer
 PASS = Pass(
     id="profiler-metadata-json",
     release="2.12",
+    since="2.12",
     kind=DEPRECATION,
     removed_in="2.15",
     safety=REVIEW,
@@ -37,6 +38,7 @@ PASS = Pass(
     evidence=(
         "PyTorch 2.12 release notes, Deprecations / Profiler (pytorch/pytorch#179417); removed in 2.15 (2.14.1 "
         "torch/autograd/profiler_util.py:902-908 gone in 2.15.0)"
+        "; since 2.12: FunctionEvent.event_metadata (torch 2.12.0 wheel, torch/autograd/profiler_util.py)"
     ),
     triggers=("metadata_json",),
     review_note="event_metadata is a structured EventMetadata named tuple (or None), not a JSON string.",
