@@ -26,10 +26,16 @@ _RENAMES = {"_all_gather_base": "all_gather_into_tensor", "_reduce_scatter_base"
 PASS = Pass(
     id="collectives-base-names",
     release="2.0",
+    since="1.13",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.distributed._all_gather_base / _reduce_scatter_base → all_gather_into_tensor / reduce_scatter_tensor",
-    evidence="torch 2.0.1 torch/distributed/distributed_c10d.py:2459,2541-2567,2934,3010-3035 (warning, thin wrappers)",
+    evidence=(
+        "torch 2.0.1 torch/distributed/distributed_c10d.py:2459,2541-2567,2934,3010-3035 (warning, thin wrappers)"
+        "; since 1.13: all_gather_into_tensor / reduce_scatter_tensor, and _all_gather_base / "
+        "_reduce_scatter_base only warn and call them (torch 1.13.1 wheel, "
+        "torch/distributed/distributed_c10d.py:2285,2392,2753,2854)"
+    ),
     renames={f"{m}.{old}": f"{m}.{new}" for m in _MODULES for old, new in _RENAMES.items()},
     examples=[
         Example(

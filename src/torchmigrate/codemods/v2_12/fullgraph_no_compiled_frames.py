@@ -32,11 +32,15 @@ from torchmigrate.python.transform import PassTransformer
 PASS = Pass(
     id="fullgraph-no-compiled-frames",
     release="2.12",
+    since="1.8",
     removed_in="2.13",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.compile(fullgraph=True) where Dynamo is disabled or a dispatch mode is active: raises from 2.13 (finding)",
-    evidence="pytorch/pytorch#177809, #181940; torch 2.13 torch/_dynamo/eval_frame.py:1187-1200 (checked on 2.13.0)",
+    evidence=(
+        "pytorch/pytorch#177809, #181940; torch 2.13 torch/_dynamo/eval_frame.py:1187-1200 (checked on 2.13.0)"
+        "; finding only: emits no new form"
+    ),
     triggers=("fullgraph",),
     sliceable=False,  # what disables Dynamo sits in other statements
     examples=[

@@ -28,10 +28,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="checkpoint-saved-tensors-hooks",
     release="2.14",
+    since="1.8",
     kind=DEPRECATION,
     safety=SAFE,
     title="checkpoint(context_fn=...) under saved_tensors_hooks: pass respect_saved_tensors_hooks= (finding)",
-    evidence="torch 2.14.1 torch/utils/checkpoint.py:432 (new parameter), :1604-1627 (FutureWarning)",
+    evidence=(
+        "torch 2.14.1 torch/utils/checkpoint.py:432 (new parameter), :1604-1627 (FutureWarning)"
+        "; finding only: emits no new form"
+    ),
     triggers=("context_fn",),
     call_filter=lambda call: any(k.arg == "context_fn" for k in call.keywords),
     sliceable=False,  # whether the file uses saved-tensors hooks is decided by statements that spell no trigger word

@@ -52,6 +52,8 @@ PASS = Pass(
     evidence=(
         "torch 2.14.1 wheel: torch/_linalg_utils.py:74,164 (RuntimeError stubs), torch/__init__.py:2808,2812, "
         "torch/_tensor.py:902,922; 2.13 torch/_C/__init__.pyi:3494,7569 gone; pytorch/pytorch#186817, #186815"
+        "; since 1.10: torch.linalg.cholesky(A, upper=) (torch 1.10.2 wheel, torch/linalg/__init__.py:18); "
+        "torch.linalg.qr(A, mode) from 1.9 (torch 1.9.0 wheel, torch/linalg/__init__.py:2074)"
     ),
     triggers=("cholesky", ".qr(", "import qr", "qr,", " qr\n", "return_types.qr", "aten.qr", " qr)", "(qr,", "= qr"),
     examples=[

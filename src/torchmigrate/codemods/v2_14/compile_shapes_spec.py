@@ -27,10 +27,15 @@ from torchmigrate.python.transform import CallContext, PassTransformer
 PASS = Pass(
     id="compile-shapes-spec",
     release="2.14",
+    since="2.14",
     kind=REMOVAL,
     safety=SAFE,
     title="torch.compile(shapes_spec=...) → torch.compile(dynamic_shapes=...)",
-    evidence="torch 2.13 torch/__init__.py:2621 → 2.14.1 torch/__init__.py:3058 (pytorch/pytorch#187010)",
+    evidence=(
+        "torch 2.13 torch/__init__.py:2621 → 2.14.1 torch/__init__.py:3058 (pytorch/pytorch#187010)"
+        "; since 2.14: torch.compile(dynamic_shapes=) first ships in 2.14 (torch 2.14.1 wheel, "
+        "torch/__init__.py:3058; 2.13.0 has shapes_spec= only)"
+    ),
     triggers=("shapes_spec",),
     examples=[
         Example(

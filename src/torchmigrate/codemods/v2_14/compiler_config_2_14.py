@@ -33,12 +33,16 @@ from torchmigrate.python.configkeys import DELETE, RENAME, REPORT, ConfigKeys, K
 PASS = Pass(
     id="compiler-config-2-14",
     release="2.14",
+    since="2.14",
     kind=DEPRECATION,
     safety=SAFE,
     title="2.14 config keys: distributed.config.compile_on_one_rank → compiler.config; no-op/removed keys",
     evidence=(
         "torch 2.14.1 torch/distributed/config.py:15-22, torch/compiler/config.py:110, torch/_dynamo/config.py:571-575, "
         "torch/_inductor/config.py:659-666; 2.13 torch/_inductor/config.py:1184,2547"
+        "; since 2.14: torch.compiler.config.compile_on_one_rank (torch 2.14.1 wheel, "
+        "torch/compiler/config.py:110; absent from 2.13.0), and enable_faithful_generator_behavior does "
+        "nothing from 2.14"
     ),
     triggers=("compile_on_one_rank", "enable_faithful_generator_behavior", "partitioned_scatter_memory_budget",
               "nvgemm_max_profiling_configs"),

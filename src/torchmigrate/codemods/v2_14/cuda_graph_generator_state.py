@@ -28,10 +28,15 @@ from torchmigrate.python.transform import PassTransformer
 PASS = Pass(
     id="cuda-graph-generator-state",
     release="2.14",
+    since="2.14",
     kind=DEPRECATION,
     safety=SAFE,
     title="CUDAGraph.register_generator_state(...) → removed (a no-op since 2.14)",
-    evidence="torch 2.14.1 wheel, torch/lib/libtorch_python.so: deprecation string \"It is now a no-op\"; torch/_C/__init__.pyi:11995",
+    evidence=(
+        "torch 2.14.1 wheel, torch/lib/libtorch_python.so: deprecation string \"It is now a no-op\"; torch/_C/__init__.pyi:11995"
+        "; since 2.14: register_generator_state is a no-op from 2.14 (torch 2.14.1 wheel, "
+        "libtorch_python.so); before, the deleted call registered the generator"
+    ),
     triggers=("register_generator_state",),
     examples=[
         Example(

@@ -23,7 +23,11 @@ PASS = Pass(
     kind=REMOVAL,
     safety=SAFE,
     title="torch.utils.cpp_extension.FileBaton → torch.utils.file_baton.FileBaton",
-    evidence="torch 2.13 torch/utils/cpp_extension.py:27 (re-export), gone in 2.14.1; torch/utils/file_baton.py in both",
+    evidence=(
+        "torch 2.13 torch/utils/cpp_extension.py:27 (re-export), gone in 2.14.1; torch/utils/file_baton.py in both"
+        "; since 1.8: torch.utils.file_baton.FileBaton ships in every release the tool knows (torch 1.9.0 "
+        "wheel, torch/utils/file_baton.py:5)"
+    ),
     renames={"torch.utils.cpp_extension.FileBaton": "torch.utils.file_baton.FileBaton"},
     examples=[
         Example(

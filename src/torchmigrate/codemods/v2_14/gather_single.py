@@ -23,10 +23,15 @@ from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
 PASS = Pass(
     id="gather-single",
     release="2.14",
+    since="2.14",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.distributed.gather_into_tensor → gather_single",
-    evidence="torch 2.14.1 torch/distributed/distributed_c10d.py:5465,5572-5593 (FutureWarning); 2.15.0 :5827 (alias)",
+    evidence=(
+        "torch 2.14.1 torch/distributed/distributed_c10d.py:5465,5572-5593 (FutureWarning); 2.15.0 :5827 (alias)"
+        "; since 2.14: torch.distributed.gather_single first ships in 2.14 (torch 2.14.1 wheel, "
+        "torch/distributed/distributed_c10d.py:5465)"
+    ),
     renames={
         "torch.distributed.gather_into_tensor": "torch.distributed.gather_single",
         "torch.distributed.distributed_c10d.gather_into_tensor": "torch.distributed.distributed_c10d.gather_single",

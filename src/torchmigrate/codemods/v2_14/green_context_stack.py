@@ -26,10 +26,14 @@ from torchmigrate.python.transform import PassTransformer
 PASS = Pass(
     id="green-context-stack",
     release="2.14",
+    since="1.8",
     kind=DEPRECATION,
     safety=SAFE,
     title="GreenContext.set_context()/pop_context() → torch.cuda.stream(ctx.Stream()); green_contexts.SUPPORTED gone (finding)",
-    evidence="torch 2.14.1 torch/cuda/green_contexts.py:29-33,308,337; 2.13 torch/cuda/green_contexts.py:9,13 (SUPPORTED)",
+    evidence=(
+        "torch 2.14.1 torch/cuda/green_contexts.py:29-33,308,337; 2.13 torch/cuda/green_contexts.py:9,13 (SUPPORTED)"
+        "; finding only: emits no new form"
+    ),
     triggers=("set_context", "pop_context", "SUPPORTED"),
     examples=[
         Example(

@@ -25,10 +25,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="lp-pool-norm-zero",
     release="2.14",
+    since="1.8",
     kind=BEHAVIOUR,
     safety=SAFE,
     title="lp_pool*d / nn.LPPool*d(norm_type=0) raise ValueError (finding)",
-    evidence="torch 2.14.1 torch/nn/functional.py:1142,1191,1236, torch/nn/modules/pooling.py:1113-1114; 2.13.0 ZeroDivisionError checked",
+    evidence=(
+        "torch 2.14.1 torch/nn/functional.py:1142,1191,1236, torch/nn/modules/pooling.py:1113-1114; 2.13.0 ZeroDivisionError checked"
+        "; finding only: emits no new form"
+    ),
     examples=[
         Example(
             before="""

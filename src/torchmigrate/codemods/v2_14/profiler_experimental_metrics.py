@@ -76,6 +76,7 @@ def _default(arg: cst.Arg, name: str) -> bool:
 PASS = Pass(
     id="profiler-experimental-metrics",
     release="2.14",
+    since="2.14",
     removed_in="2.15",
     kind=DEPRECATION,
     safety=SAFE,
@@ -83,6 +84,8 @@ PASS = Pass(
     evidence=(
         "torch 2.14.1 torch/autograd/profiler.py:260-269 (FutureWarning, ignored), torch/_C/_profiler.pyi:76-78; "
         "2.15.0 torch/_C/_profiler.pyi:58-72 (removed)"
+        "; since 2.14: profiler_metrics / profiler_measure_per_kernel are ignored from 2.14 (torch 2.14.1 "
+        "wheel, torch/autograd/profiler.py:260-269); before, dropping them changed what was measured"
     ),
     triggers=("_ExperimentalConfig",),
     examples=[

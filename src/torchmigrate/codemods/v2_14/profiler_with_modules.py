@@ -26,10 +26,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="profiler-with-modules",
     release="2.14",
+    since="1.8",
     kind=DEPRECATION,
     safety=SAFE,
     title="profile(with_modules=True) is deprecated (TorchScript only): use with_stack=True (finding)",
-    evidence="torch 2.14.1 torch/autograd/profiler.py:270-278 (FutureWarning)",
+    evidence=(
+        "torch 2.14.1 torch/autograd/profiler.py:270-278 (FutureWarning)"
+        "; finding only: emits no new form"
+    ),
     triggers=("with_modules",),
     call_filter=lambda call: any(k.arg == "with_modules" for k in call.keywords),
     examples=[

@@ -29,10 +29,15 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="softmax-dim-int",
     release="2.14",
+    since="1.8",
     kind=BEHAVIOUR,
     safety=SAFE,
     title="nn.Softmax / nn.LogSoftmax(dim=<NumPy integer>) → dim=int(...); dim=<bool>: finding",
-    evidence="torch 2.14.1 torch/nn/modules/activation.py:1811,1898 (TypeError for non-int dim); checked on 2.13.0 and 2.14.1",
+    evidence=(
+        "torch 2.14.1 torch/nn/modules/activation.py:1811,1898 (TypeError for non-int dim); checked on 2.13.0 and 2.14.1"
+        "; since 1.8: nn.Softmax / nn.LogSoftmax take an int dim on every release (torch 1.9.0 wheel, "
+        "torch/nn/modules/activation.py:1246,1317)"
+    ),
     examples=[
         Example(
             before="""

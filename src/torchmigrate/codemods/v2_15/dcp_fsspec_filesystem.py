@@ -29,10 +29,15 @@ _NEW = "torch.distributed.checkpoint.fsspec_filesystem"
 PASS = Pass(
     id="dcp-fsspec-filesystem",
     release="2.15",
+    since="2.15",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.distributed.checkpoint._fsspec_filesystem.FsspecReader/Writer → fsspec_filesystem",
-    evidence="torch 2.15.0 torch/distributed/checkpoint/_fsspec_filesystem.py:3-16 (DeprecationWarning, re-exports)",
+    evidence=(
+        "torch 2.15.0 torch/distributed/checkpoint/_fsspec_filesystem.py:3-16 (DeprecationWarning, re-exports)"
+        "; since 2.15: torch.distributed.checkpoint.fsspec_filesystem first ships in 2.15 (torch 2.15.0 "
+        "wheel, torch/distributed/checkpoint/fsspec_filesystem.py:100,163)"
+    ),
     renames={f"{_OLD}.{name}": f"{_NEW}.{name}" for name in ("FsspecReader", "FsspecWriter")},
     triggers=("_fsspec_filesystem",),
     examples=[

@@ -32,12 +32,16 @@ INDUCTOR = "torch._inductor.config"
 PASS = Pass(
     id="inductor-config-2-15",
     release="2.15",
+    since="2.15",
     kind=DEPRECATION,
     safety=SAFE,
     title="2.15 inductor keys: *_epilogue_* → *_template_fusion_*; use_mixed_mm / mixed_mm_choice removed (no-ops)",
     evidence=(
         "torch 2.15.0 torch/_inductor/config.py:430-448,1092-1106; 2.14.1 torch/_inductor/config.py:824,833, "
         "torch/distributed/config.py:43"
+        "; since 2.15: benchmark_template_fusion / max_template_fusion_benchmarked_choices (torch 2.15.0 "
+        "wheel, torch/_inductor/config.py:1083,1099); use_mixed_mm / mixed_mm_choice are read nowhere in "
+        "torch/_inductor from 2.7 (torch 2.7.1 wheel)"
     ),
     triggers=("benchmark_epilogue_fusion", "max_epilogue_benchmarked_choices", "mixed_mm", "pipeline_per_direction_p2p"),
     examples=[

@@ -31,10 +31,14 @@ _MESSAGE = (
 PASS = Pass(
     id="mp-reduce-event",
     release="2.15",
+    since="1.8",
     kind=REMOVAL,
     safety=SAFE,
     title="torch.multiprocessing.reductions.reduce_event is gone (finding)",
-    evidence="torch 2.14.1 torch/multiprocessing/reductions.py:103,624 → 2.15.0 :108,631 (_reduce_event)",
+    evidence=(
+        "torch 2.14.1 torch/multiprocessing/reductions.py:103,624 → 2.15.0 :108,631 (_reduce_event)"
+        "; finding only: emits no new form"
+    ),
     qualnames=frozenset({_NAME}),
     examples=[
         Example(

@@ -39,7 +39,11 @@ PASS = Pass(
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.optim.X({params...}) → torch.optim.X(list({params...})) (a set warns from 2.15)",
-    evidence="torch 2.15.0 torch/optim/optimizer.py:423-430 (FutureWarning), :435 (param_groups = list(params)); torch/optim/__init__.py",
+    evidence=(
+        "torch 2.15.0 torch/optim/optimizer.py:423-430 (FutureWarning), :435 (param_groups = list(params)); torch/optim/__init__.py"
+        "; since 1.8: Optimizer takes a list of parameters on every release and itself runs list(params) on "
+        "what it gets (torch 1.9.0 wheel, torch/optim/optimizer.py:47)"
+    ),
     examples=[
         Example(
             before="""

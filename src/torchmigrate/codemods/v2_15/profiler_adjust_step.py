@@ -26,10 +26,15 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="profiler-adjust-step",
     release="2.15",
+    since="2.15",
     kind=DEPRECATION,
     safety=SAFE,
     title="_ExperimentalConfig(adjust_profiler_step=...) → dropped (ignored since 2.15)",
-    evidence="torch 2.15.0 torch/autograd/profiler.py:262-268 (FutureWarning, ignored), torch/_C/_profiler.pyi:74-75",
+    evidence=(
+        "torch 2.15.0 torch/autograd/profiler.py:262-268 (FutureWarning, ignored), torch/_C/_profiler.pyi:74-75"
+        "; since 2.15: adjust_profiler_step is ignored from 2.15 (torch 2.15.0 wheel, "
+        "torch/autograd/profiler.py:262-268); before, dropping it changed the step numbering"
+    ),
     triggers=("adjust_profiler_step",),
     examples=[
         Example(

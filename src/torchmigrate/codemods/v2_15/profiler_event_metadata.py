@@ -31,10 +31,14 @@ from torchmigrate.python.transform import PassTransformer
 PASS = Pass(
     id="profiler-event-metadata",
     release="2.15",
+    since="1.8",
     kind=DEPRECATION,
     safety=SAFE,
     title="profiler event .event_metadata is deprecated: read .metadata (a dict) instead (finding)",
-    evidence="torch 2.15.0 torch/autograd/profiler_util.py:715-719,836-839,902-908; 2.14.1 :902-908 (metadata_json) gone",
+    evidence=(
+        "torch 2.15.0 torch/autograd/profiler_util.py:715-719,836-839,902-908; 2.14.1 :902-908 (metadata_json) gone"
+        "; finding only: emits no new form"
+    ),
     triggers=("event_metadata", "metadata_json"),
     examples=[
         Example(

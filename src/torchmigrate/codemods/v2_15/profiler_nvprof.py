@@ -27,10 +27,14 @@ _NAMES = {f"torch.autograd.profiler.{n}" for n in ("load_nvprof", "parse_nvprof_
 PASS = Pass(
     id="profiler-nvprof",
     release="2.15",
+    since="1.8",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.autograd.profiler.load_nvprof / parse_nvprof_trace / EnforceUnique are deprecated (finding)",
-    evidence="torch 2.15.0 torch/autograd/profiler.py:1216,1248,1261 (FutureWarning, removal announced for 2.17)",
+    evidence=(
+        "torch 2.15.0 torch/autograd/profiler.py:1216,1248,1261 (FutureWarning, removal announced for 2.17)"
+        "; finding only: emits no new form"
+    ),
     qualnames=frozenset(_NAMES),
     examples=[
         Example(

@@ -38,6 +38,7 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="profiler-use-cuda",
     release="2.4",
+    since="2.1",
     removed_in="2.14",
     kind=DEPRECATION,
     safety=SAFE,
@@ -45,6 +46,9 @@ PASS = Pass(
     evidence=(
         "pytorch/pytorch#123247 (2.4 deprecation), #192543 (2.14 removal); torch 2.13 torch/autograd/profiler.py:217,235-244, "
         "torch/profiler/profiler.py:936-975; 2.14.1 torch/autograd/profiler.py:214, torch/profiler/profiler.py:1024"
+        "; since 2.1: torch.autograd.profiler.profile(use_device=), and use_device='cuda' sets use_cuda=True "
+        "(torch 2.1.2 wheel, torch/autograd/profiler.py:208,246-248); torch.profiler.profile without "
+        "use_cuda= runs on every release"
     ),
     triggers=("use_cuda",),
     call_filter=lambda call: any(k.arg == "use_cuda" for k in call.keywords),

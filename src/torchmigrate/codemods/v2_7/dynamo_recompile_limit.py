@@ -32,10 +32,15 @@ _WHY = "renamed in 2.7; the old name is an alias"
 PASS = Pass(
     id="dynamo-recompile-limit",
     release="2.7",
+    since="2.7",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch._dynamo.config.cache_size_limit (and friends) → recompile_limit",
-    evidence="pytorch/pytorch#143709; torch 2.6.0 torch/_dynamo/config.py:44-56 (old keys), 2.7.1 :53-77 (aliases), 2.15.0 :137-150",
+    evidence=(
+        "pytorch/pytorch#143709; torch 2.6.0 torch/_dynamo/config.py:44-56 (old keys), 2.7.1 :53-77 (aliases), 2.15.0 :137-150"
+        "; since 2.7: recompile_limit, accumulated_recompile_limit, fail_on_recompile_limit_hit, the old "
+        "names aliases of them (torch 2.7.1 wheel, torch/_dynamo/config.py:53-78; absent from 2.6.0)"
+    ),
     triggers=("cache_size_limit", "fail_on_cache_limit_hit"),
     examples=[
         Example(

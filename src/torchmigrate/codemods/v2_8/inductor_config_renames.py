@@ -30,10 +30,15 @@ INDUCTOR = "torch._inductor.config"
 PASS = Pass(
     id="inductor-config-renames",
     release="2.8",
+    since="2.8",
     kind=REMOVAL,
     safety=SAFE,
     title="inductor custom_op_default_layout_constraint → torch._functorch.config; compile_wrapper_with_O0 (finding)",
-    evidence="torch 2.7.1 torch/_inductor/config.py:128,1172; 2.8.0 torch/_functorch/config.py:193, torch/_inductor/config.py:1309",
+    evidence=(
+        "torch 2.7.1 torch/_inductor/config.py:128,1172; 2.8.0 torch/_functorch/config.py:193, torch/_inductor/config.py:1309"
+        "; since 2.8: torch._functorch.config.custom_op_default_layout_constraint (torch 2.8.0 wheel, "
+        "torch/_functorch/config.py:193; absent from 2.7.1)"
+    ),
     triggers=("custom_op_default_layout_constraint", "compile_wrapper_with_O0"),
     examples=[
         Example(
@@ -57,8 +62,8 @@ PASS = Pass(
                 config.custom_op_default_layout_constraint = "flexible_layout"
             """,
             after="""
-                from torch._inductor import config
                 import torch._functorch.config
+                from torch._inductor import config
 
                 torch._functorch.config.custom_op_default_layout_constraint = "flexible_layout"
             """,
