@@ -19,14 +19,16 @@ def test_metadata_json_ends_on_event_metadata_with_the_2_15_finding() -> None:
         tagged = [e.name for e in prof.events() if e.metadata_json]
         """
     )
-    to_2_14 = migrate_source(code, to="2.14")
+    # profiler-metadata-json is a review pass: its edit is made with unsafe fixes only
+    assert migrate_source(code, to="2.14").code == code
+    to_2_14 = migrate_source(code, to="2.14", unsafe_fixes=True)
     assert "e.event_metadata" in to_2_14.code and not to_2_14.findings
-    to_2_15 = migrate_source(code, to="2.15")
+    to_2_15 = migrate_source(code, to="2.15", unsafe_fixes=True)
     assert to_2_15.code == to_2_14.code
     assert to_2_15.passes_applied == ["profiler-metadata-json"]  # the edit; 2.15's pass reports what it left
     assert [f.pass_id for f in to_2_15.findings] == ["profiler-event-metadata"]
-    # code written for 2.15 cannot use metadata_json (removed_in="2.15"): the 2.12 pass stays out
-    assert migrate_source(code, to="2.15", from_="2.15").code == code
+    # --from never hides broken code: metadata_json is gone in 2.15, so code said to be written for 2.15 is migrated too
+    assert migrate_source(code, to="2.15", from_="2.15", unsafe_fixes=True).code == to_2_15.code
 
 
 def test_private_collectives_end_on_the_single_names() -> None:
