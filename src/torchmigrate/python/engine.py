@@ -20,11 +20,12 @@ from libcst.metadata import MetadataWrapper
 
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.registry import Options
-from torchmigrate.core.results import FileResult
+from torchmigrate.core.results import FileResult, Finding
 from torchmigrate.core.text import dominant_newline, one_line
 from torchmigrate.python.imports import AddImports, drop_unused_imports
-from torchmigrate.python.precheck import ast_parse, relevant_passes
+from torchmigrate.python.precheck import ast_parse, parse, relevant_passes
 from torchmigrate.python.renames import RenameTransformer
+from torchmigrate.python.sites import EDIT, AstFile
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
@@ -81,15 +82,85 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
         result.error = problem
         return result
     newline = dominant_newline(text)
+    from_ast: list[Finding] = []
+    if precheck and SITES.enabled:
+        from_ast, in_play = _detect(text, tree, passes, in_play)
+        if not in_play:
+            result.findings = from_ast
+            return result
     active = [p for p in passes if id(p) in in_play]
+    migrated: FileResult | None = None
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         sliced = make_slice(text, tree, trigger_regex(active), newline)
         if sliced is not None:
-            spliced = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline), sliced, text)
-            if spliced is not None:
+            migrated = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline), sliced, text)
+            if migrated is not None:
                 SLICING.count += 1
-                return spliced
-    return _run_libcst(text, passes, in_play, path, precheck, newline)
+    if migrated is None:
+        migrated = _run_libcst(text, passes, in_play, path, precheck, newline)
+    if from_ast and migrated.error is None:
+        order = {p.id: index for index, p in enumerate(passes)}
+        migrated.findings = sorted([*migrated.findings, *from_ast], key=lambda f: order.get(f.pass_id, -1))
+    return migrated
+
+
+class _Sites:
+    """Whether :func:`migrate_text` uses the passes' ast detectors (tests turn it off to compare), and how often a
+    file was settled by them without libcst."""
+
+    enabled = True
+    count = 0
+
+
+SITES = _Sites()
+
+
+def _detect(text: str, tree: ast.Module, passes: Sequence[Pass], in_play: set[int]) -> tuple[list[Finding], set[int]]:
+    """Run the ast detectors of the passes in play: drop the passes with nothing to do, take the findings of those
+    whose findings are exact from the ast (when no earlier pass can have changed the text), keep the rest for libcst.
+    """
+    ast_file: AstFile | None = None
+    found: list[Finding] = []
+    keep = set(in_play)
+    may_have_edited = False  # an earlier pass in play may change the text before this one sees it
+    suppressed: dict[int, frozenset[str] | None] | None = None
+    for pass_ in passes:
+        if id(pass_) not in in_play:
+            continue
+        if pass_.detect is None:
+            may_have_edited = True
+            continue
+        if ast_file is None:
+            ast_file = AstFile(text, tree)
+        sites = list(pass_.detect(ast_file))
+        if any(site.kind == EDIT for site in sites):
+            may_have_edited = True
+            continue
+        if not sites:
+            keep.discard(id(pass_))
+            continue
+        if pass_.findings_from_ast and not may_have_edited:
+            keep.discard(id(pass_))
+            if suppressed is None:
+                suppressed = suppressions(text)
+            sink = Sink(pass_.id, pass_.safety.value, suppressed)
+            for site in sorted(sites, key=lambda s: (s.line, s.col)):
+                if sink.allows(site.line, site.statement):
+                    found.append(Finding(site.line, site.col, pass_.id, site.message))
+    if len(keep) < len(in_play) and not keep:
+        SITES.count += 1
+    return found, keep
+
+
+def _still_in_play(code: str, passes: Sequence[Pass], in_play: set[int]) -> set[int]:
+    """After a rewrite: of the passes the precheck keeps, those whose detector finds a site in the new text."""
+    if not SITES.enabled or not any(p.detect is not None for p in passes if id(p) in in_play):
+        return in_play
+    tree = parse(code)
+    if tree is None:
+        return in_play
+    ast_file = AstFile(code, tree)
+    return {id(p) for p in passes if id(p) in in_play and (p.detect is None or any(True for _ in p.detect(ast_file)))}
 
 
 class _Slicing:
@@ -161,7 +232,7 @@ def _run_libcst(
                 code = new_code
                 if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
                     later = passes[index + 1 :]
-                    in_play = set(map(id, relevant_passes(code, later)))
+                    in_play = _still_in_play(code, later, set(map(id, relevant_passes(code, later))))
     if code != text:
         problem = verify(code)
         if problem is not None:

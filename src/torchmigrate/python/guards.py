@@ -8,14 +8,14 @@ import libcst as cst
 
 from torchmigrate.python.helpers import code_of
 
-_VERSION_TEST = re.compile(
+VERSION_TEST = re.compile(
     r"__version__|version|hasattr\s*\(|getattr\s*\(|TORCH_\w*(?:GE|GT|LT|LE|AT_LEAST|BEFORE|AFTER|\d)",
     re.IGNORECASE,
 )
 
 
 
-_GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
+GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
 
 
 
@@ -26,11 +26,11 @@ def is_version_guard(node: cst.CSTNode) -> bool:
     does for code behind ``sys.version_info`` checks.
     """
     if isinstance(node, (cst.If, cst.IfExp)):
-        return bool(_VERSION_TEST.search(code_of(node.test)))
+        return bool(VERSION_TEST.search(code_of(node.test)))
     if isinstance(node, cst.Try):
         for handler in node.handlers:
             if handler.type is not None:
                 names = set(re.findall(r"[A-Za-z_]\w*", code_of(handler.type)))
-                if names & _GUARD_EXCEPTIONS:
+                if names & GUARD_EXCEPTIONS:
                     return True
     return False
