@@ -42,6 +42,7 @@ PASS = Pass(
     title="functorch.vmap/grad/vjp/jvp/jacrev/jacfwd/hessian/functionalize → torch.func.*; stateless.functional_call → torch.func",
     evidence="PyTorch 2.0 release notes (functorch → torch.func); FutureWarnings and signatures checked on torch 2.13",
     triggers=("functorch", "functional_call"),
+    qualnames=frozenset({"torch.nn.utils.stateless.functional_call", *_NO_DROP_IN}),  # besides the renames
     renames={
         **{f"functorch.{name}": f"torch.func.{name}" for name in TRANSFORMS},
         "torch.nn.utils.stateless.functional_call": "torch.func.functional_call",

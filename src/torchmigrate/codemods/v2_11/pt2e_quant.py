@@ -67,6 +67,7 @@ PASS = Pass(
     evidence="PyTorch 2.11 release notes, BC-breaking Quantization (pytorch/pytorch#169151); pytorch/ao source tree",
     triggers=("quantize_pt2e", "quantization.pt2e", "quantization.quantizer", "quantization import"),
     renames=RENAMES,
+    qualnames=frozenset({OLD_PT2E}),  # LeftOverPT2E reports the rest of this package
     review_note="add torchao to the project's dependencies",
     examples=[
         Example(

@@ -44,6 +44,7 @@ PASS = Pass(
     evidence="PyTorch 2.4 release notes (deprecation of torch.cuda.amp / torch.cpu.amp); FutureWarning checked on torch 2.13",
     # every spelling names the module (`torch.cuda.amp`, `th.cpu.amp`) or imports it (`from torch.cuda import amp`)
     triggers=("cuda.amp", "cpu.amp", "import amp", ", amp"),
+    qualnames=frozenset({"torch.cuda.amp", "torch.cpu.amp"}),  # every name it rewrites lies under these
     examples=[
         Example(
             title="autocast with positional arguments",

@@ -33,6 +33,7 @@ PASS = Pass(
     title="torch.library.impl_abstract → torch.library.register_fake",
     evidence="PyTorch 2.4 release notes (torch.library.register_fake; impl_abstract deprecated); FutureWarning checked on torch 2.13",
     renames={"torch.library.impl_abstract": "torch.library.register_fake"},
+    qualnames=frozenset(),  # the transformer acts on the renamed name only
     examples=[
         Example(
             title="decorator",

@@ -48,6 +48,7 @@ PASS = Pass(
     evidence="PyTorch 2.6 release notes (FSDP2 public as torch.distributed.fsdp.fully_shard); identity checked on torch 2.13",
     triggers=("_composable",),
     renames={_OLD: _NEW, **{f"{_SUBMODULE}.{n}": f"{_NEW}.{n}" for n in _NAMES}},
+    qualnames=frozenset(),  # the transformer acts on the renamed names only
     examples=[
         Example(
             before="""

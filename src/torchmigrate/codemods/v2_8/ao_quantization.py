@@ -52,6 +52,7 @@ PASS = Pass(
     title="torch.ao.quantization / torch.quantization deprecated → torchao (finding)",
     evidence="PyTorch 2.8 release notes, Deprecations (pytorch/pytorch#153892); torch 2.13 DeprecationWarning",
     triggers=("quantization",),
+    qualnames=frozenset(PREFIXES),  # it reports uses of names under these only
     examples=[
         Example(
             title="eager dynamic quantization",
