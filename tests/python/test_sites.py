@@ -4,28 +4,17 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from torchmigrate.core.registry import all_passes
 from torchmigrate.core.results import FileResult
-from torchmigrate.python import engine
+from torchmigrate.core.fixes import APPLY_ALL
 from torchmigrate.python.engine import migrate_text
 from torchmigrate.python.sites import AstFile
 
-DETECTED = [p for p in all_passes() if p.detect is not None]
-
-
-@contextmanager
-def sites(enabled: bool) -> Iterator[None]:
-    previous = engine.SITES.enabled
-    engine.SITES.enabled = enabled
-    try:
-        yield
-    finally:
-        engine.SITES.enabled = previous
+DETECTED = [p for p in all_passes() if p.analyse is not None]
 
 
 def outcome(result: FileResult) -> tuple[object, ...]:
@@ -33,10 +22,9 @@ def outcome(result: FileResult) -> tuple[object, ...]:
 
 
 def both_ways(text: str, passes: list) -> tuple[tuple[object, ...], tuple[object, ...]]:  # type: ignore[type-arg]
-    with sites(True):
-        fast = outcome(migrate_text(text, passes))
-    with sites(False):
-        slow = outcome(migrate_text(text, passes))
+    """With the precheck (detectors settle files without libcst) and without (every pass runs through libcst)."""
+    fast = outcome(migrate_text(text, passes, gate=APPLY_ALL))
+    slow = outcome(migrate_text(text, passes, precheck=False, gate=APPLY_ALL))
     return fast, slow
 
 
@@ -56,9 +44,16 @@ def test_examples_give_the_same_results_with_and_without_the_detector(pass_: obj
 
 
 def test_the_walk_skips_version_guarded_code_as_transformers_do() -> None:
-    text = "import torch\nif torch.__version__ >= '2.0':\n    a()\ntry:\n    import x\nexcept ImportError:\n    b()\nc()\n"
+    text = (
+        "import torch\nif torch.__version__ >= '2.0':\n    a()\ntry:\n    from torch.x import y\nexcept ImportError:\n"
+        "    b()\nif version > 2:\n    d()\nc()\n"
+    )
     walked = {n.func.id for n in AstFile(text, ast.parse(text)).walk() if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
-    assert walked == {"c"}
+    file = AstFile(text, ast.parse(text))
+    assert walked == {"c", "d"}  # another package's version is no guard
+    assert not file.uncertain
+    list(file.walk())
+    assert file.uncertain  # ... but looks like one: a detector's findings in this file are not trusted as exact
 
 
 def _torch_sources() -> list[Path]:

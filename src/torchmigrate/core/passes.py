@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     import libcst as cst
 
     from torchmigrate.project.context import ProjectContext
-    from torchmigrate.python.sites import AstFile, Site
     from torchmigrate.python.transform import CallContext, PassTransformer
 
 __all__ = [
@@ -163,11 +162,6 @@ class Pass:
     # Whether the engine may hand the pass a slice of the file (torchmigrate.python.slicing): False for a pass whose
     # decision at one statement depends on code elsewhere that spells none of its trigger words.
     sliceable: bool = True
-    # Site detection with the stdlib ast (torchmigrate.python.sites): ``detect(AstFile)`` lists the edits and findings
-    # the transformer would make, so that libcst runs only where an edit is due. ``findings_from_ast``: the detector's
-    # findings are exact (same line, column and message), so a file with findings only never reaches libcst.
-    detect: Callable[[AstFile], Iterable[Site]] | None = None
-    findings_from_ast: bool = False
     # The release from which the form the pass emits exists and behaves as the old one did (default: ``release``):
     # a run whose support floor is below it does not make the edit.
     since: str | None = None

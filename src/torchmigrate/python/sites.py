@@ -1,11 +1,10 @@
 """Sites: where a pass acts in a file, found with the stdlib ``ast`` before libcst runs.
 
-A pass may declare ``detect=fn``: ``fn(AstFile) -> Iterable[Site]`` lists the places it would edit and the findings
-it would report, as its libcst transformer would (same line, column and message). The engine then
-
-- gives the file to libcst for that pass only when a site needs an *edit*;
-- takes the pass's findings from the ast alone when the pass declares ``findings_from_ast=True`` and no earlier pass
-  can have changed the text first (otherwise libcst reports them, on the text as that pass sees it).
+A detector ``fn(AstFile) -> Iterable[Site]`` lists the places a pass would edit and the findings it would report, as
+its libcst transformer would. :func:`analyser` turns it into the pass's ``analyse`` hook (``Pass.analyse``): the
+engine gives the file to libcst for that pass only when a site needs an *edit* — or, for a detector whose findings
+are not exact (``exact=False``: a cheap bound), when it found anything; a file where the detector found nothing is
+settled without libcst, and so is one with exact findings only (same line, column and message as the transformer's).
 
 :class:`AstFile` gives a detector what a ``PassTransformer`` has: import-based qualified names
 (:class:`~torchmigrate.python.names.AstNames`, libcst's rules), positions in characters, the statement a node
@@ -17,18 +16,24 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from torchmigrate.python.guards import GUARD_EXCEPTIONS, VERSION_TEST
+from torchmigrate.core.passes import Analyser
+from torchmigrate.core.results import Finding
+from torchmigrate.python.guards import is_version_guard_ast
 from torchmigrate.python.names import AstNames
 from torchmigrate.python.precheck import statement_start
 
-__all__ = ["EDIT", "FINDING", "AstFile", "Site"]
+__all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser"]
 
 EDIT, FINDING = "edit", "finding"
-_WORD = re.compile(r"[A-Za-z_]\w*")
+# What could be a version guard (the broad test of 0.1.0): where the exact rule says "no guard" but this matches,
+# the transformer's rule (which also reads import aliases and module-level flags) may still say "guard", so a
+# detector's findings there are not trusted as exact.
+_MAYBE_GUARD = re.compile(r"__version__|version|hasattr\s*\(|getattr\s*\(|\bin\s+dir\s*\(|TORCH_\w*", re.IGNORECASE)
+_EXCEPTIONS = re.compile(r"ImportError|ModuleNotFoundError|AttributeError")
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,15 @@ class AstFile:
     def __init__(self, text: str, tree: ast.Module) -> None:
         self.text = text
         self.tree = tree
+        self.uncertain = False  # the walk passed a statement that may be a guard by the transformers' fuller rule
+
+    @classmethod
+    def of(cls, text: str, tree: ast.Module) -> AstFile:
+        """The ``AstFile`` of ``tree``: one per tree, shared by the passes' detectors (the last one is kept)."""
+        if _LAST and _LAST[0].tree is tree and _LAST[0].text is text:
+            return _LAST[0]
+        _LAST[:] = [cls(text, tree)]
+        return _LAST[0]
 
     @cached_property
     def names(self) -> AstNames:
@@ -99,13 +113,17 @@ class AstFile:
         return self.site(FINDING, node, message)
 
     def is_version_guard(self, node: ast.AST) -> bool:
-        """``torchmigrate.python.guards.is_version_guard`` on the ast: the same test on the same source text."""
-        if isinstance(node, (ast.If, ast.IfExp)):
-            return bool(VERSION_TEST.search(self.source(node.test)))
+        """``torchmigrate.python.guards.is_version_guard`` on the ast (``is_version_guard_ast``); a statement that only
+        looks like a guard makes the file :attr:`uncertain`."""
+        if not isinstance(node, (ast.If, ast.IfExp, ast.Try)):
+            return False
+        if is_version_guard_ast(node):
+            return True
         if isinstance(node, ast.Try):
-            for handler in node.handlers:
-                if handler.type is not None and set(_WORD.findall(self.source(handler.type))) & GUARD_EXCEPTIONS:
-                    return True
+            looks = any(h.type is not None and _EXCEPTIONS.search(self.source(h.type)) for h in node.handlers)
+        else:
+            looks = bool(_MAYBE_GUARD.search(self.source(node.test)))
+        self.uncertain = self.uncertain or looks
         return False
 
     def walk(self, root: ast.AST | None = None) -> Iterator[ast.AST]:
@@ -127,3 +145,28 @@ def _children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
                 yield child
         return
     yield from ast.iter_child_nodes(node)
+
+
+_LAST: list[AstFile] = []
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """The ``AstPlan`` a detector gives: exact findings when nothing needs libcst, else ``has_edits``."""
+
+    findings: tuple[Finding, ...]
+    has_edits: bool
+
+
+def analyser(pass_id: str, detect: Callable[[AstFile], Iterable[Site]], exact: bool = False) -> Analyser:
+    """``Pass.analyse`` from a detector. ``exact``: the detector's findings are the transformer's, so a file with
+    findings only (and no statement that may be a guard by the fuller rule) never reaches libcst for this pass."""
+
+    def analyse(text: str, tree: ast.Module) -> SitePlan:
+        file = AstFile.of(text, tree)
+        sites = sorted(detect(file), key=lambda s: (s.line, s.col))
+        if any(site.kind == EDIT for site in sites) or (sites and not (exact and not file.uncertain)):
+            return SitePlan((), True)
+        return SitePlan(tuple(Finding(s.line, s.col, pass_id, s.message) for s in sites), False)
+
+    return analyse

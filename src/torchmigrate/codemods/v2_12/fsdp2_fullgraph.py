@@ -28,7 +28,7 @@ from libcst.metadata import ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.python.helpers import arg, dotted_name, kwarg
-from torchmigrate.python.sites import AstFile, Site
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
 
 PASS = Pass(
@@ -118,7 +118,7 @@ def detect(file: AstFile) -> Iterator[Site]:
             yield file.finding(node, "")  # not exact: libcst decides and words the finding
 
 
-PASS.detect = detect
+PASS.analyse = analyser(PASS.id, detect)
 
 
 @PASS.uses

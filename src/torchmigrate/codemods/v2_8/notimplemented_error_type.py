@@ -33,7 +33,7 @@ from collections.abc import Iterator
 import libcst as cst
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
-from torchmigrate.python.sites import AstFile, Site
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 _EMPTY = cst.Module(body=[])
@@ -185,8 +185,7 @@ def _calls_an_operator(file: AstFile, root: ast.AST) -> bool:
     return False
 
 
-PASS.detect = detect
-PASS.findings_from_ast = True
+PASS.analyse = analyser(PASS.id, detect, exact=True)
 
 
 @PASS.uses
