@@ -203,6 +203,8 @@ class Runner:
         for task in tasks:
             slot, item = self._prepare(task)
             if item is not None:
+                if batch.submitted:  # the window ran out while it was filling: `_finish` sent it off as it was
+                    batch = _Batch()
                 slot.batch, slot.index = batch, len(batch.items)
                 batch.items.append(item)
                 if len(batch.items) >= self.batch_size:
