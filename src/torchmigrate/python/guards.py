@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 
 import libcst as cst
@@ -31,6 +32,24 @@ def is_version_guard(node: cst.CSTNode) -> bool:
         for handler in node.handlers:
             if handler.type is not None:
                 names = set(re.findall(r"[A-Za-z_]\w*", code_of(handler.type)))
+                if names & _GUARD_EXCEPTIONS:
+                    return True
+    return False
+
+
+def is_version_guard_ast(node: ast.AST) -> bool:
+    """:func:`is_version_guard` for the stdlib ``ast`` (passes that decide from the ``ast``: ``Pass.analyse``), by the
+    same rule, on the test's code as ``ast.unparse`` spells it."""
+    if isinstance(node, (ast.If, ast.IfExp)):
+        try:
+            return bool(_VERSION_TEST.search(ast.unparse(node.test)))
+        except RecursionError:  # a test nested too deeply to spell: no version check reads like that
+            return False
+    if isinstance(node, ast.Try):
+        for handler in node.handlers:
+            if handler.type is not None:
+                names = {n.id for n in ast.walk(handler.type) if isinstance(n, ast.Name)}
+                names |= {n.attr for n in ast.walk(handler.type) if isinstance(n, ast.Attribute)}
                 if names & _GUARD_EXCEPTIONS:
                     return True
     return False
