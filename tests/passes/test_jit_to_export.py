@@ -513,3 +513,23 @@ def test_example_project_diff_shows_the_torchscript_file() -> None:
     assert "-@torch.jit.script\n" in diff and "@torch.compile" not in diff
     assert "serving.py" not in diff  # the archive for the C++ server is the contract: left alone, silently
     assert b"jit-to-export" not in proc.stderr  # the example migrates without findings
+
+
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "utils/mkldnn.py",  # ScriptModule subclasses: findings
+        "distributed/optim/functional_adam.py",  # a TorchScript class: a finding
+        "jit/quantized.py",
+        "backends/_nnapi/prepare.py",  # torch.jit.freeze: jit-utilities
+        "utils/tensorboard/_pytorch_graph.py",  # a trace whose result escapes: silent
+        "_dynamo/backends/debugging.py",
+    ],
+)
+def test_real_files_give_the_same_result_from_the_ast_and_through_libcst(relative: str) -> None:
+    torch = pytest.importorskip("torch")
+    path = Path(torch.__file__).parent / relative
+    code = path.read_text(encoding="utf-8")
+    passes = [get_pass("jit-to-export"), get_pass("jit-utilities")]
+    fast, slow = engine.migrate_text(code, passes), engine.migrate_text(code, passes, precheck=False)
+    assert (fast.code, fast.edits, fast.findings, fast.error) == (slow.code, slow.edits, slow.findings, slow.error)
