@@ -22,6 +22,7 @@ from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
 from torchmigrate.run import config
 from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
+from torchmigrate.run.plan import selection_warnings
 from torchmigrate.run.runner import Runner
 
 
@@ -74,6 +75,22 @@ def migrate(
         str | None, typer.Option("--select", help="Run only these pass ids (comma-separated); names opt-in passes.")
     ] = None,
     ignore: Annotated[str | None, typer.Option("--ignore", help="Skip these pass ids (comma-separated).")] = None,
+    unsafe_fixes: Annotated[
+        bool | None,
+        typer.Option(
+            "--unsafe-fixes/--no-unsafe-fixes",
+            help="Also apply review-level edits (default: report each one with its suggested change).",
+            show_default=False,
+        ),
+    ] = None,
+    min_torch: Annotated[
+        str | None,
+        typer.Option(
+            "--min-torch",
+            help="Oldest torch the migrated code must still run on (default: the project's torch requirement after "
+            "the migration, else --to).",
+        ),
+    ] = None,
     list_: Annotated[bool, typer.Option("--list", help="List the passes (with --to: those up to that release).")] = False,
     explain: Annotated[str | None, typer.Option("--explain", help="Show one pass's documentation and examples.")] = None,
     version: Annotated[bool, typer.Option("--version", help="Show the version and exit.")] = False,
@@ -132,9 +149,11 @@ def migrate(
     if executor not in ("local", "ray"):
         raise _fail(f"unknown --executor {executor!r} (local or ray)")
     all_paths = _paths(paths, repos_from, to)
-    for flag, value in (("--to", to), ("--from", from_)):
+    for flag, value in (("--to", to), ("--from", from_), ("--min-torch", min_torch)):
         _version_or_fail(flag, value)
-    overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
+    overrides = config.Overrides(
+        to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or (), unsafe_fixes, min_torch
+    )
     request = Request(
         plans=_plans(all_paths, overrides, config_file, isolated),
         mode="diff" if diff else "check" if check else "write",
@@ -200,17 +219,15 @@ def _paths(paths: list[Path] | None, repos_from: str | None, to: str | None) -> 
 
 
 def _plans(paths: list[Path], overrides: config.Overrides, config_file: Path | None, isolated: bool) -> list[config.RootPlan]:
-    """One plan per PATH (its configuration and options); ``--select`` of a pass above ``--to`` is an error."""
+    """One plan per PATH (its configuration and options). ``--select`` of a pass the run cannot apply is an error
+    (``make_options``), or a warning for a PATH whose ``--from`` is read from its torch pin."""
     try:
         plans = config.plan(paths, overrides, config_file, isolated)
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for root_plan in plans:
-        selected = root_plan.options.select or ()
-        above = [p for p in all_passes() if p.id in selected and p.version > root_plan.options.to] if selected else []
-        if above:
-            named = ", ".join(f"{p.id} ({p.release})" for p in above)
-            raise _fail(f"--select names a pass above --to {root_plan.options.to}: {named}; raise --to or drop it")
+        for line in selection_warnings(root_plan.root, root_plan.options, root_plan.detect_from):
+            typer.echo(f"migrate: warning: {line}", err=True)
     return plans
 
 

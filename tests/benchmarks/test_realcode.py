@@ -234,8 +234,9 @@ def test_black_regressions_name_the_first_line_black_would_change(tmp_path: Path
 
 @pytest.mark.skipif(realcode.tool_path("migrate") is None, reason="the migrate command is not installed")
 def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
-    """A long ``assert_allclose`` line that the rewrite makes too long for the project's line length, under a
-    project that configures ruff's formatter: a lint and a format regression, both blamed on assert-allclose."""
+    """An ``assert_allclose`` line that the rewrite makes longer than flake8's default line length, in a project that
+    configures no line length the tool could keep to: a lint regression, blamed on assert-allclose. (Where the project
+    configures one, the edit is wrapped: ``test_a_configured_line_length_is_kept``.)"""
     src = _repo(
         tmp_path / "proj",
         {
@@ -244,12 +245,6 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
                 name = "proj"
                 version = "0"
                 dependencies = ["torch==2.7.1", "numpy"]
-
-                [tool.ruff]
-                line-length = 80
-
-                [tool.ruff.format]
-                quote-style = "double"
                 """,
             "check.py": """\
                 import torch
@@ -270,15 +265,19 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
             return 0, json.dumps({"install": [{"metadata": {"name": "torch", "version": "2.7.1"}}]}), ""
         return 1, "", "ERROR: ResolutionImpossible: torch and numpy conflict"
 
-    cfg = realcode.Config(work=tmp_path / "work", pip_runner=fake_pip)
+    cfg = realcode.Config(work=tmp_path / "work", pip_runner=fake_pip, unsafe=True)
     cfg.work.mkdir()
     result = realcode.study("proj", src, cfg)
-    run = result["runs"]["default"]
-    assert run["per_pass"]["assert-allclose"]["edits"] == 1
-    assert sorted(run["changed_files"]) == ["check.py", "pyproject.toml"]
-    lint = [f for f in run["failures"] if f["class"] == "lint" and f["code"] == "E501"]
+    default, unsafe = result["runs"]["default"], result["runs"]["unsafe"]
+    # assert-allclose is a review pass: by default a finding that carries the change, with --unsafe-fixes an edit
+    assert default["per_pass"]["assert-allclose"].get("edits", 0) == 0
+    assert sorted(default["changed_files"]) == ["pyproject.toml"]
+    assert unsafe["per_pass"]["assert-allclose"]["edits"] == 1
+    assert sorted(unsafe["changed_files"]) == ["check.py", "pyproject.toml"]
+    lint = [f for f in unsafe["failures"] if f["class"] == "lint" and f["code"] == "E501"]
     assert lint and lint[0]["pass"] == "assert-allclose" and lint[0]["file"] == "check.py"
-    assert [f["pass"] for f in run["failures"] if f["class"] == "format"] == ["assert-allclose"]
+    assert not [f for f in unsafe["failures"] if f["class"] == "format"]  # no formatter configured
+    run = default
     assert not [f for f in run["failures"] if f["class"] in ("second-run", "unparsable")]
     assert not [n for n in cfg.notes if "second run" in n]  # the second run ran (and changed nothing)
     # the pin moved: the set resolved before and (says the stand-in index) not after
@@ -287,12 +286,47 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
     assert [f["pass"] for f in run["failures"] if f["class"] == "no-longer-resolves"] == ["torch-pin"]
     assert len(calls) == 2
     bench = result["bench"]
-    assert bench["funnel"] == {"py_files": 2, "trigger_word": 1, "precheck_keeps": 1, "edited": 1}
+    assert bench["funnel"] == {"py_files": 2, "trigger_word": 1, "precheck_keeps": 1, "edited": 0}  # default run: review edit held
     assert bench["cold_s"] > 0 and bench["warm_s"] > 0 and bench["peak_rss_mb"] > 0
     table = realcode.markdown(
         {"trees": [result], "date": "d", "machine": {"cpus": 2, "python": "3"}, "to": "2.12", "jobs": 2,
          "command": "c", "unsafe_fixes_available": cfg.unsafe, "notes": [], "load": [0.0, 0.0]}
     )
-    assert "| proj | 2 |" in table and "`assert-allclose` | 1 |" in table
+    assert "| proj | 2 |" in table and "`assert-allclose` | 0 | 1 | 1 |" in table  # default: 0 edits, 1 finding; unsafe: 1 edit
     assert not (src / ".torchmigrate_cache").exists()
     shutil.rmtree(cfg.work)
+
+
+@pytest.mark.skipif(realcode.tool_path("migrate") is None, reason="the migrate command is not installed")
+@pytest.mark.skipif(lintdiff.tool_path("ruff") is None, reason="ruff is not installed")
+def test_a_configured_line_length_is_kept(tmp_path: Path) -> None:
+    """The same edit in a project that sets ruff's line length and formatter: the harness finds no lint or format
+    regression, because the edited call is wrapped the way the formatter wraps it."""
+    src = _repo(
+        tmp_path / "proj",
+        {
+            "pyproject.toml": """\
+                [project]
+                name = "proj"
+                version = "0"
+
+                [tool.ruff]
+                line-length = 80
+
+                [tool.ruff.format]
+                quote-style = "double"
+                """,
+            "check.py": """\
+                import torch
+
+
+                def check(a, b):
+                    torch.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
+                """,
+        },
+    )
+    cfg = realcode.Config(work=tmp_path / "work", pip_runner=lambda command, timeout: (0, "{}", ""), unsafe=True)
+    cfg.work.mkdir()
+    unsafe = realcode.study("proj", src, cfg)["runs"]["unsafe"]
+    assert unsafe["per_pass"]["assert-allclose"]["edits"] == 1
+    assert not [f for f in unsafe["failures"] if f["class"] in ("lint", "format", "second-run", "unparsable")]

@@ -115,9 +115,12 @@ def test_bad_command_lines_exit_2_and_write_nothing(project: Path, args: list[st
 
 def test_from_defaults_to_the_projects_pin(project: Path) -> None:
     (project / "requirements.txt").write_text("torch==2.8.1\nnumpy\n")
-    # Code pinned to 2.8 cannot contain export_for_inference, so the 2.8 pass does not run; 2.11's does.
-    (project / "pkg" / "training.py").write_text("import torch\nep = torch.export.export_for_training(m, (x,))\n")
+    # Code pinned to 2.8 already expects 2.6's torch.load default (a behaviour change): that pass does not run...
+    (project / "pkg" / "restore.py").write_text("import torch\nmodel.load_state_dict(torch.load(path))\n")
     proc = run("--to", "2.12", "--diff", ".", cwd=project)
-    assert b"export_for_training(m, (x,))" in proc.stdout  # the removed line
-    assert b"efi(model" not in proc.stdout  # legacy.py: export_for_inference is a 2.8 change, below the pin
+    assert b"restore.py" not in proc.stdout
+    # ...but removed APIs are rewritten whatever the pin says: they fail on the target all the same.
+    assert b"-from torch.export import export_for_inference as efi" in proc.stdout  # legacy.py: removed in 2.8
     assert os.path.exists(project / "pkg" / "legacy.py")
+    unpinned = run("--to", "2.12", "--from", "2.0", "--diff", "pkg/restore.py", cwd=project)
+    assert b"+model.load_state_dict(torch.load(path, weights_only=True))" in unpinned.stdout

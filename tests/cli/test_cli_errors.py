@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support.cli import MIGRATE
+from support.cli import MIGRATE, run
 from typer.testing import CliRunner
 
 from torchmigrate.cli import app
@@ -31,6 +31,11 @@ CASES = [
     (
         ["--to", "2.8", "--select", "export-for-training", "pkg"],
         "--select names a pass above --to 2.8: export-for-training (2.11); raise --to or drop it",
+    ),
+    (
+        ["--to", "2.12", "--from", "2.10", "--select", "onnx-dynamo-default", "pkg"],
+        "--select names a pass that --from 2.10 does not run: onnx-dynamo-default (it migrates a behaviour change of "
+        "2.9, and code written for --from 2.10 already expects the new behaviour); lower --from or drop it",
     ),
     (["--to", "2.12", "pkg", "missing-dir", "gone.py"], "no such file or folder: missing-dir, gone.py"),
     (["pkg"], "missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)"),
@@ -77,3 +82,23 @@ def test_a_real_process_exits_2_with_one_line(project: Path) -> None:
     assert proc.stdout == b""
     assert proc.stderr == b"migrate: error: --from 2.10 is above --to 2.8: nothing can migrate backwards\n"
     assert (project / "pkg" / "legacy.py").read_text() == LEGACY
+
+
+def test_select_of_a_pass_the_pin_skips_warns_and_still_runs_the_rest(tmp_path: Path) -> None:
+    """A --from read from the project's pin can make a --select'ed behaviour-change pass do nothing: a real process says
+    so on stderr (it is a warning: other PATHs may pin older releases), and a selected removal pass still runs."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("torch==2.10.0\n")
+    (tmp_path / "app.py").write_text(
+        "import torch\n\ntorch.onnx.export(m, x, 'm.onnx', dynamic_axes=axes)\n"
+        "s = torch.optim.lr_scheduler.StepLR(opt, 1, verbose=False)\n"
+    )
+    proc = run("--to", "2.12", "--diff", "--select", "onnx-dynamo-default,lr-verbose", ".", cwd=tmp_path, text=True)
+    assert proc.returncode == 0, proc.stderr
+    warning = [line for line in proc.stderr.splitlines() if line.startswith("migrate: warning:")]
+    assert warning == [
+        "migrate: warning: --select onnx-dynamo-default does nothing for .: it migrates a behaviour change of 2.9, and "
+        "code written for --from 2.10 already expects the new behaviour (--from 2.10 is read from its torch "
+        "requirement; pass --from explicitly to run it)"
+    ]
+    assert "+s = torch.optim.lr_scheduler.StepLR(opt, 1)" in proc.stdout  # the 2.7 removal runs despite the 2.10 pin

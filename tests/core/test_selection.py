@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from torchmigrate.core.passes import BEHAVIOUR, DEPRECATION, OPPORTUNITY, REMOVAL, SAFE, Kind, Pass
-from torchmigrate.core.registry import all_passes, select_passes
+from torchmigrate.core.registry import all_passes, select_passes, unrunnable
 from torchmigrate.core.versions import Version, parse_version
 
 DOC = "## What it does\nx\n## Fix safety\ny"
@@ -21,13 +21,16 @@ def make(kind: Kind, removed_in: str | None = None) -> Pass:
     ("kind", "removed_in", "from_", "to", "expected"),
     [
         (REMOVAL, None, "2.3", "2.4", True),
-        (REMOVAL, None, "2.4", "2.12", False),  # code written for 2.4 cannot use what 2.4 removed
+        # code pinned to 2.4 that still spells what 2.4 removed is broken on the target: --from never hides it
+        (REMOVAL, None, "2.4", "2.12", True),
+        (REMOVAL, None, "2.12", "2.12", True),
         (REMOVAL, None, "2.0", "2.3", False),  # never emit an API newer than the target
-        (BEHAVIOUR, None, "2.4", "2.12", False),
+        (BEHAVIOUR, None, "2.3", "2.12", True),
+        (BEHAVIOUR, None, "2.4", "2.12", False),  # code written for 2.4 already expects the new behaviour
         (DEPRECATION, None, "2.7", "2.12", True),  # deprecated but still working: a 2.7 project may still use it
         (DEPRECATION, None, "2.0", "2.3", False),
         (DEPRECATION, "2.7", "2.6", "2.12", True),
-        (DEPRECATION, "2.7", "2.7", "2.12", False),  # removed in 2.7: code for 2.7 cannot use it
+        (DEPRECATION, "2.7", "2.7", "2.12", True),  # removed in 2.7: code pinned to 2.7 that spells it is broken
         (OPPORTUNITY, None, "2.12", "2.12", True),
     ],
 )
@@ -57,3 +60,21 @@ def test_every_pass_has_a_unique_slug_and_known_release() -> None:
     for p in all_passes():
         if p.kind is OPPORTUNITY:
             assert p.opt_in, f"{p.id}: an opportunity is never a default edit"
+
+
+def test_out_of_range_says_why() -> None:
+    behaviour = make(BEHAVIOUR)
+    assert behaviour.out_of_range(parse_version("2.3"), parse_version("2.12")) is None
+    why = behaviour.out_of_range(parse_version("2.4"), parse_version("2.12"))
+    assert why is not None and "behaviour change of 2.4" in why and "--from 2.4" in why
+    above = make(REMOVAL).out_of_range(parse_version("2.0"), parse_version("2.3"))
+    assert above == "its release 2.4 is above --to 2.3"
+
+
+def test_unrunnable_names_each_selected_pass_that_cannot_run() -> None:
+    lr = next(p for p in all_passes() if p.id == "lr-verbose")  # a 2.7 removal
+    onnx = next(p for p in all_passes() if p.id == "onnx-dynamo-default")  # a 2.9 behaviour change
+    found = unrunnable([lr.id, onnx.id], from_=parse_version("2.10"), to=parse_version("2.12"))
+    assert [(p.id, "behaviour change" in why) for p, why in found] == [(onnx.id, True)]
+    assert unrunnable([lr.id], from_=parse_version("2.0"), to=parse_version("2.6"))[0][0] is lr
+    assert unrunnable(None, from_=parse_version("2.0"), to=parse_version("2.6")) == []

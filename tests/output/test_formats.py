@@ -138,7 +138,9 @@ def test_json_follows_its_versioned_schema(project: Path) -> None:
     jsonschema.Draft7Validator(JSON_SCHEMA).validate(report)
     assert report["schema_version"] == JSON_SCHEMA_VERSION and report["mode"] == "check"
     per_file = len(migrate_source(LEGACY, to="2.12").edits)
-    assert report["summary"] == {"scanned": 4, "changed": 2, "edits": 2 * per_file, "findings": 1, "errors": 0}
+    assert report["summary"] == {
+        "scanned": 4, "changed": 2, "edits": 2 * per_file, "findings": 1, "errors": 0, "unsafe_fixes": 0
+    }
     files = {f["path"]: f for f in report["files"]}
     assert set(files) == {"pkg/legacy.py", "pkg/crlf.py", "pkg/kw.py"}  # modern.py has nothing to report
     assert files["pkg/legacy.py"]["passes_applied"] == ["export-for-inference", "export-for-training"]

@@ -190,13 +190,13 @@ if torch.__version__ >= "2.6":
 
 
 def test_version_gated_legacy_code_is_left_alone() -> None:
-    result = migrate_source(GUARDED, to="2.12", from_="1.8")
+    result = migrate_source(GUARDED, to="2.12", from_="1.8", unsafe_fixes=True)
     assert result.code == GUARDED and not result.edits and not result.findings
 
 
 def test_suppression_comment() -> None:
     code = "import torch\n\nsd = torch.load(p)  # migrate: ignore[torch-load-weights-only]\n"
-    result = migrate_source(code, to="2.12", from_="1.8")
+    result = migrate_source(code, to="2.12", from_="1.8", unsafe_fixes=True)
     assert result.code == code and not result.findings
 
 
@@ -205,7 +205,7 @@ def test_user_class_named_amp_or_autocast_is_never_touched() -> None:
         "class amp:\n    @staticmethod\n    def autocast():\n        return None\n\n\n"
         "class GradScaler:\n    pass\n\n\nwith amp.autocast():\n    pass\ns = GradScaler()\n"
     )
-    result = migrate_source(code, to="2.12", from_="1.8")
+    result = migrate_source(code, to="2.12", from_="1.8", unsafe_fixes=True)
     assert result.code == code and not result.findings
 
 
@@ -228,14 +228,14 @@ def test_mixed_file_migrates_in_one_run_and_is_a_fixed_point() -> None:
         "    sched = th.optim.lr_scheduler.StepLR(opt, 1, verbose=False)\n"
         "    return vmap(model)(x), GradScaler(), Shard(0), fully_shard(model), sched\n"
     )
-    result = migrate_source(code, to="2.12", from_="1.8")
+    result = migrate_source(code, to="2.12", from_="1.8", unsafe_fixes=True)
     assert result.error is None
     for old in ("functorch", "cuda.amp", "_tensor", "_composable", "assert_allclose", "sdp_kernel", "verbose"):
         assert old not in result.code, old
     assert "th.load(path, weights_only=True)" in result.code
     assert "checkpoint(model, x, use_reentrant=True)" in result.code
     assert 'GradScaler("cuda")' in result.code
-    assert migrate_source(result.code, to="2.12", from_="1.8").code == result.code
+    assert migrate_source(result.code, to="2.12", from_="1.8", unsafe_fixes=True).code == result.code
     compile(result.code, "<mixed>", "exec")
 
 

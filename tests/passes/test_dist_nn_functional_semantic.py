@@ -36,8 +36,8 @@ def test_migrated_code_matches_and_warns_nothing(tmp_path: Path) -> None:
     import torch
 
     # 2.12 has no all_gather_single yet: the pass emits all_gather_tensor, which --to 2.13 renames.
-    assert "funcol.all_gather_tensor(b, 0, pg)" in migrate_source(LEGACY, to="2.12").code
-    migrated = migrate_source(LEGACY, to="2.13")
+    assert "funcol.all_gather_tensor(b, 0, pg)" in migrate_source(LEGACY, to="2.12", unsafe_fixes=True).code
+    migrated = migrate_source(LEGACY, to="2.13", unsafe_fixes=True)
     assert migrated.passes_applied == ["dist-nn-functional", "single-collectives"]
     assert "dnnf" not in migrated.code and "funcol.all_gather_single(b, 0, pg)" in migrated.code
     assert 'funcol.all_reduce(y.detach(), "max", pg)' in migrated.code
@@ -68,7 +68,7 @@ COMPILED = textwrap.dedent(
 def test_under_compile_old_raises_new_runs(tmp_path: Path) -> None:
     import torch
 
-    migrated = migrate_source(COMPILED, to="2.12")
+    migrated = migrate_source(COMPILED, to="2.12", unsafe_fixes=True)
     assert "funcol.all_reduce(x, " in migrated.code
     with one_rank_group(tmp_path):
         with pytest.raises(Exception, match="not supported under torch.compile"):

@@ -21,10 +21,10 @@ _ops = itertools.count()
 
 
 def migrate(code: str, *, select: list[str] | None = None, to: str = "2.12") -> str:
-    result = migrate_source(code, to=to, from_=FROM, select=select)
+    result = migrate_source(code, to=to, from_=FROM, select=select, unsafe_fixes=True)
     assert result.error is None
     assert result.edits, "the legacy snippet must be migrated"
-    again = migrate_source(result.code, to=to, from_=FROM, select=select)
+    again = migrate_source(result.code, to=to, from_=FROM, select=select, unsafe_fixes=True)
     assert again.code == result.code and not again.edits, "a second run must change nothing"
     return result.code
 
@@ -149,7 +149,7 @@ def test_a_full_checkpoint_is_why_other_loads_are_findings(tmp_path: Path) -> No
     path = tmp_path / "ckpt.pt"
     torch.save({"model": torch.nn.Linear(2, 2).state_dict(), "config": _Config()}, path)
     code = "import torch\n\nckpt = torch.load(PATH)\nmodel.load_state_dict(ckpt['model'])\n"
-    result = migrate_source(code, to="2.12", from_=FROM, select=["torch-load-weights-only"])
+    result = migrate_source(code, to="2.12", from_=FROM, select=["torch-load-weights-only"], unsafe_fixes=True)
     assert result.code == code and len(result.findings) == 1
     assert "weights_only=False" in result.findings[0].message
     with pytest.raises(Exception, match="weights_only"):
@@ -413,7 +413,7 @@ WEIGHT_NORM = textwrap.dedent(
 
 
 def test_weight_norm_is_opt_in_and_changes_only_the_keys() -> None:
-    assert migrate_source(WEIGHT_NORM, to="2.12", from_=FROM).code == WEIGHT_NORM  # not selected: untouched
+    assert migrate_source(WEIGHT_NORM, to="2.12", from_=FROM, unsafe_fixes=True).code == WEIGHT_NORM  # not selected: untouched
     before = run_code(WEIGHT_NORM)
     assert any("weight_norm" in d for d in deprecations_anywhere(run_all_warnings(WEIGHT_NORM)[1]))
     code = migrate(WEIGHT_NORM, select=["weight-norm"])
@@ -451,11 +451,11 @@ def _exercise(ran: Ran, tmp_path: Path) -> dict[str, Any]:
 
 def test_legacy_training_file_migrates_runs_clean_and_matches(tmp_path: Path) -> None:
     legacy = TRAINING.read_text(encoding="utf-8")
-    result = migrate_source(legacy, to="2.12", from_="2.0", path=str(TRAINING))
+    result = migrate_source(legacy, to="2.12", from_="2.0", path=str(TRAINING), unsafe_fixes=True)
     assert result.error is None
     assert set(result.passes_applied) == {"checkpoint-reentrant", "amp-namespace", "torch-load-weights-only", "lr-verbose"}
     assert len(result.findings) == 2  # the full-checkpoint load and the functools.partial: reported, not guessed
-    assert migrate_source(result.code, to="2.12", from_="2.0").code == result.code
+    assert migrate_source(result.code, to="2.12", from_="2.0", unsafe_fixes=True).code == result.code
     with pytest.raises(TypeError, match="verbose"):  # the legacy file cannot even build its scheduler on 2.13
         _exercise(run_code(legacy), tmp_path)
     migrated = run_code(result.code)

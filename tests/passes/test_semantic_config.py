@@ -34,7 +34,7 @@ def test_inline_inbuilt_nn_modules() -> None:
     torch = torch_or_skip()
     before = run_code(INLINE)
     assert any("inline_inbuilt_nn_modules is deprecated" in w for w in before.deprecations)
-    migrated = migrate_source(INLINE, to="2.12")
+    migrated = migrate_source(INLINE, to="2.12", unsafe_fixes=True)
     assert migrated.passes_applied == ["dynamo-inline-nn-modules"]
     after = run_code(migrated.code)
     assert after.deprecations == []
@@ -45,8 +45,8 @@ def test_defer_layout_freezing_option_is_gone_in_2_13() -> None:
     torch = torch_or_skip()
     with pytest.raises(AttributeError, match="max_autotune_defer_layout_freezing"):
         run_code(DEFER)
-    assert migrate_source(DEFER, to="2.12").code == DEFER  # still valid on 2.12: nothing to do
-    migrated = migrate_source(DEFER, to="2.13")
+    assert migrate_source(DEFER, to="2.12", unsafe_fixes=True).code == DEFER  # still valid on 2.12: nothing to do
+    migrated = migrate_source(DEFER, to="2.13", unsafe_fixes=True)
     assert migrated.passes_applied == ["defer-layout-freezing-removed"]
     after = run_code(migrated.code)
     assert after.deprecations == []
@@ -81,7 +81,7 @@ def test_profiler_metadata_json() -> None:
     torch_or_skip()
     before = run_code(PROFILER)
     assert any("metadata_json" in w for w in before.deprecations)
-    migrated = migrate_source(PROFILER, to="2.12")
+    migrated = migrate_source(PROFILER, to="2.12", unsafe_fixes=True)
     assert migrated.passes_applied == ["profiler-metadata-json"]
     after = run_code(migrated.code)
     assert after.deprecations == []
@@ -91,8 +91,8 @@ def test_profiler_metadata_json() -> None:
 
 def test_adagrad_fused_is_opt_in_and_matches() -> None:
     torch = torch_or_skip()
-    assert migrate_source(ADAGRAD, to="2.12").code == ADAGRAD
-    migrated = migrate_source(ADAGRAD, to="2.12", select=["adagrad-fused"])
+    assert migrate_source(ADAGRAD, to="2.12", unsafe_fixes=True).code == ADAGRAD
+    migrated = migrate_source(ADAGRAD, to="2.12", select=["adagrad-fused"], unsafe_fixes=True)
     assert "fused=True" in migrated.code
     before, after = run_code(ADAGRAD), run_code(migrated.code)
     assert after.deprecations == []

@@ -30,7 +30,7 @@ def _warn_always() -> Iterator[None]:
 
 
 def migrate(code: str, pass_id: str, to: str) -> str:
-    result = migrate_source(textwrap.dedent(code), to=to, select=[pass_id])
+    result = migrate_source(textwrap.dedent(code), to=to, select=[pass_id], unsafe_fixes=True)
     assert result.error is None
     assert result.edits, f"{pass_id} changed nothing"
     return result.code
@@ -342,14 +342,14 @@ def test_autograd_view_inplace_premise() -> None:
         Func.apply(a.view_as(a))
         """
     )
-    assert len(migrate_source(code, to="2.12", select=["autograd-view-inplace"]).findings) == 1
+    assert len(migrate_source(code, to="2.12", select=["autograd-view-inplace"], unsafe_fixes=True).findings) == 1
     with pytest.raises(RuntimeError, match="view of a leaf Variable"):
         run_code(code)
 
 
 def test_ao_quantization_still_present_but_deprecated() -> None:
     code = "import torch\nfrom torch.ao.quantization import quantize_dynamic\nq = quantize_dynamic(torch.nn.Sequential(torch.nn.Linear(2, 2)))\n"
-    assert len(migrate_source(code, to="2.12", select=["ao-quantization"]).findings) == 1
+    assert len(migrate_source(code, to="2.12", select=["ao-quantization"], unsafe_fixes=True).findings) == 1
     assert any("torch.ao.quantization is deprecated" in d for d in run_code(code).deprecations)
 
 

@@ -24,8 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 V2_12 = Version(2, 12)
 
 
-def migrate(name: str, text: str, to: str = "2.12", **kw: object) -> FileResult:
-    options = Options(to=parse_version(to), from_=parse_version("2.7"), **kw)  # type: ignore[arg-type]
+def migrate(name: str, text: str, to: str = "2.12", unsafe_fixes: bool = True, **kw: object) -> FileResult:
+    """Migrate one project file; ``unsafe_fixes`` by default, as these tests are about the edits (cuda-wheels is
+    review-level: see test_review_level_project_edits_are_suggested_not_made for the default)."""
+    options = Options(to=parse_version(to), from_=parse_version("2.7"), unsafe_fixes=unsafe_fixes, **kw)  # type: ignore[arg-type]
     result = migrate_file_text(PurePath(name), text, options, name)
     assert result.error is None, result.error
     return result
@@ -298,7 +300,9 @@ def test_from_detection_reads_the_same_pins(tmp_path: Path, name: str, text: str
 def test_example_project_from_detection_and_diff(tmp_path: Path) -> None:
     example = ROOT / "examples" / "legacy_project"
     assert detect_pinned_version(example) == parse_version("2.7")
-    proc = subprocess.run([str(MIGRATE), "--to", "2.12", "--diff", str(example)], capture_output=True, timeout=120, cwd=ROOT)
+    proc = subprocess.run(
+        [str(MIGRATE), "--to", "2.12", "--diff", "--unsafe-fixes", str(example)], capture_output=True, timeout=120, cwd=ROOT
+    )
     assert proc.returncode == 0, proc.stderr
     patch = proc.stdout.decode()
     for line in (
@@ -324,8 +328,27 @@ def test_example_project_from_detection_and_diff(tmp_path: Path) -> None:
     applied = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     shutil.rmtree(copy)
     shutil.copytree(example, copy)
-    assert subprocess.run([str(MIGRATE), "--to", "2.12", "examples/legacy_project"], cwd=tmp_path).returncode == 0
+    write = subprocess.run([str(MIGRATE), "--to", "2.12", "--unsafe-fixes", "examples/legacy_project"], cwd=tmp_path)
+    assert write.returncode == 0
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == applied
+
+
+def test_review_level_project_edits_are_suggested_not_made() -> None:
+    """cuda-wheels is review-level: by default the index stays and a finding carries the suggested line; torch stays
+    with it (2.12 has no cu128 build, so the set cannot move on the promise of an edit that is not made) and the
+    torch-pin finding says why. With unsafe fixes both move."""
+    text = "--extra-index-url https://download.pytorch.org/whl/cu128\ntorch==2.7.1\n"
+    result = migrate("requirements.txt", text, unsafe_fixes=False)
+    assert result.code == text and not result.edits
+    assert [f.message for f in result.findings if f.pass_id == "torch-pin"]
+    [finding] = [f for f in result.findings if f.pass_id == "cuda-wheels"]
+    assert finding.line == 1 and finding.fix_available == "unsafe" and finding.fix is not None
+    assert "--unsafe-fixes applies it" in finding.message and "NVIDIA driver >= 580" in finding.message
+    [rep] = finding.fix.replacements
+    assert (rep.line, rep.end_line) == (1, 2)
+    assert rep.old == "--extra-index-url https://download.pytorch.org/whl/cu128\n"
+    assert rep.new == "--extra-index-url https://download.pytorch.org/whl/cu130\n"
+    assert migrate("requirements.txt", text).code == rep.new + "torch==2.12.1\n"
 
 
 def test_list_and_explain_show_project_passes() -> None:

@@ -183,3 +183,22 @@ def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
         for example in p.examples:
             expected = [q for q in real if re.search(trie_pattern(q.triggers), example.before)]
             assert triggered(example.before, real) == expected
+
+
+@pytest.mark.parametrize(
+    ("code", "in_play"),
+    [
+        ("import torch\n\nclass B:\n    def forward(self, x: torch.Tensor):\n        return self.norm(x)\n", False),
+        ("import torch\n\nclass B:\n    def forward(self, x):\n        return self.blocks.norm(x)\n", False),
+        ("import torch\n\ndef f(x: torch.Tensor):\n    return x.norm(dim=1)\n", True),
+        ("import torch as th\n\nn = th.norm(v)\n", True),
+        ("from torch import (\n    nn,\n    norm,\n)\n\nn = norm(v)\n", True),
+        ("# torch.norm(x) is deprecated\nimport torch\n", False),
+    ],
+)
+def test_text_and_method_filters_keep_torch_norm_only_where_it_can_act(code: str, in_play: bool) -> None:
+    """`text_filter` settles files whose only `.norm(` is `self.norm(` before any parse; `method_filter` drops
+    `self.<attr>.norm(` calls after it; calls on other receivers and `torch.norm` stay in play."""
+    norm = get_pass("torch-norm")
+    assert norm.text_filter is not None and norm.method_filter is not None
+    assert (relevant_passes(code, [norm]) == [norm]) is in_play

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from torchmigrate.core.fixes import APPLY_ALL
 from torchmigrate.core.registry import all_passes
 from torchmigrate.core.results import FileResult
-from torchmigrate.core.fixes import APPLY_ALL
 from torchmigrate.python.engine import migrate_text
 from torchmigrate.python.sites import AstFile
 

@@ -209,3 +209,120 @@ def test_matcher_decorators_are_refused_on_pass_transformers() -> None:
             @m.visit(m.Call())
             def on_call(self, node: object) -> None:
                 pass
+
+
+def test_call_rewriters_keep_a_multi_line_call_one_argument_per_line() -> None:
+    # a rewriter that rebuilds the argument list from bare values (its own commas and whitespace gone) still gets the
+    # call's layout back: one argument per line, trailing comma, `)` on its own line
+    import libcst as cst
+
+    from torchmigrate.python.helpers import fix_commas, make_kwarg
+    from torchmigrate.python.transform import CallContext
+
+    p = Pass(id="test-rebuild", release="2.5", safety=SAFE, title="t", evidence="test", triggers=("old_fn",), doc=DOC)
+
+    @p.rewrites_calls("torch.old_fn")
+    def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression:
+        args = [cst.Arg(a.value) for a in call.args] + [make_kwarg("strict", cst.Name("True"))]
+        return cst.Call(func=ctx.ref("torch.new_fn"), args=fix_commas(args))
+
+    before = "import torch\n\ny = torch.old_fn(\n    model,\n    inputs,\n)\n"
+    assert run(p, before) == "import torch\n\ny = torch.new_fn(\n    model,\n    inputs,\n    strict=True,\n)\n"
+    flat = "import torch\n\ny = torch.old_fn(model, inputs)\n"
+    assert run(p, flat) == "import torch\n\ny = torch.new_fn(model, inputs, strict=True)\n"
+
+
+def test_a_real_pass_adds_its_keyword_on_a_line_of_its_own() -> None:
+    from torchmigrate.api import migrate_source
+
+    before = (
+        "from torch.utils.checkpoint import checkpoint\n\n"
+        "def forward(self, x):\n"
+        "    return checkpoint(\n"
+        "        self.block,\n"
+        "        x,\n"
+        "        preserve_rng_state=False\n"
+        "    )\n"
+    )
+    result = migrate_source(before, to="2.13", select=["checkpoint-reentrant"])
+    assert result.code == before.replace(
+        "preserve_rng_state=False\n", "preserve_rng_state=False,\n        use_reentrant=True\n"
+    )
+
+
+FSDP_STRINGS = rename_pass(
+    "test-fsdp-strings",
+    "_composable",
+    {
+        "torch.distributed._composable.fsdp": "torch.distributed.fsdp",
+        "torch.distributed._composable.old_mod": "torch.distributed.new_mod",
+        "torch.distributed._composable.old_mod.X": "torch.distributed.new_mod.X",
+        "torch.distributed._composable.fsdp.old_name": "torch.distributed.fsdp.new_name",
+    },
+)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # mock.patch targets, as a decorator and as a context manager, any alias of unittest.mock
+        (
+            'from unittest import mock\n\n@mock.patch("torch.distributed._composable.fsdp.FSDPModule")\ndef test(m):\n    pass\n',
+            'from unittest import mock\n\n@mock.patch("torch.distributed.fsdp.FSDPModule")\ndef test(m):\n    pass\n',
+        ),
+        (
+            "from unittest.mock import patch\n\nwith patch(target='torch.distributed._composable.fsdp.fully_shard'):\n    pass\n",
+            "from unittest.mock import patch\n\nwith patch(target='torch.distributed.fsdp.fully_shard'):\n    pass\n",
+        ),
+        (
+            'import importlib\nm = importlib.import_module("torch.distributed._composable.fsdp")\nn = __import__("torch.distributed._composable.fsdp")\n',
+            'import importlib\nm = importlib.import_module("torch.distributed.fsdp")\nn = __import__("torch.distributed.fsdp")\n',
+        ),
+        (
+            'def test(monkeypatch):\n    monkeypatch.setattr("torch.distributed._composable.fsdp.fully_shard", fake)\n',
+            'def test(monkeypatch):\n    monkeypatch.setattr("torch.distributed.fsdp.fully_shard", fake)\n',
+        ),
+        # patch.object: the owner is renamed as an attribute chain, the attribute string follows a renamed name
+        (
+            'import torch\nfrom unittest import mock\n\nmock.patch.object(torch.distributed._composable.fsdp, "old_name")\n',
+            'import torch\nfrom unittest import mock\n\nmock.patch.object(torch.distributed.fsdp, "new_name")\n',
+        ),
+        # look-alikes: another library's patch, a relative import_module, a path that is not renamed
+        (
+            'from mylib import patch\nimport importlib\n\npatch("torch.distributed._composable.fsdp.X")\n'
+            'importlib.import_module(".fsdp", "torch.distributed._composable")\nmock_patch = "torch.distributed._composable.fsdp"\n',
+            None,
+        ),
+    ],
+)
+def test_renamed_paths_spelled_in_strings_follow(before: str, after: str | None) -> None:
+    expected = before if after is None else after
+    assert run(FSDP_STRINGS, before) == expected
+    assert run(FSDP_STRINGS, expected) == expected
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the path is built at run time
+        'from unittest.mock import patch\n\ndef test(name):\n    patch(f"torch.distributed._composable.fsdp.{name}")\n',
+        # a module that moved, given as a patch target: patching `old_mod` of `torch.distributed._composable` is not
+        # patching `new_mod` of `torch.distributed`: a person decides
+        'from unittest.mock import patch\n\npatch("torch.distributed._composable.old_mod")\n',
+    ],
+)
+def test_a_string_path_the_rename_cannot_follow_is_reported(code: str) -> None:
+    result = migrate_text(code, [FSDP_STRINGS])
+    assert result.code == code
+    assert len(result.findings) == 1
+
+
+def test_advice_names_the_api_of_the_target_not_one_deprecated_there() -> None:
+    from torchmigrate.api import migrate_source
+
+    code = "from torch.distributed.nn import functional as F\n\ndef f(x, pg):\n    return F._all_gather_base(x, group=pg)\n"
+    (on_2_12,) = migrate_source(code, to="2.12").findings
+    (on_2_13,) = migrate_source(code, to="2.13").findings
+    assert "funcol.all_gather_tensor(" in on_2_12.message  # all_gather_single does not exist before 2.13
+    assert "funcol.all_gather_single(" in on_2_13.message and "all_gather_tensor" not in on_2_13.message
+    assert "functional._all_gather_base" in on_2_13.message  # the user's code is still named as it is

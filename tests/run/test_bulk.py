@@ -121,7 +121,9 @@ def test_three_repos_report_branches_and_commits(repos: dict[str, Path], tmp_pat
     assert rows["alpha"]["changed"] == 2 and rows["alpha"]["findings"] == 1 and rows["alpha"]["from"] == "2.7"
     assert rows["alpha"]["git"]["commit"] == git(alpha, "rev-parse", "HEAD").strip()
     assert rows["gamma"]["error"].startswith("uncommitted changes") and rows["gamma"]["files"] == 0
-    assert report["summary"] == {"repos": 3, "files": 6, "changed": 2, "edits": 5, "findings": 1, "errors": 0}
+    assert report["summary"] == {
+        "repos": 3, "files": 6, "changed": 2, "edits": 5, "findings": 1, "errors": 0, "unsafe_fixes": 0
+    }
 
     # With --allow-dirty gamma is migrated; only the migrated file is committed, the user's edit stays uncommitted.
     again = run("--to", "2.12", "--git-branch", "torch-2.12", "--git-commit", "--allow-dirty", "gamma", cwd=tmp_path)

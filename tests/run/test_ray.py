@@ -49,8 +49,10 @@ def test_ray_and_local_reports_are_identical(local_ray: None, tree: Path) -> Non
     local_report = json.loads((tree / "local.json").read_text())
     ray_report = json.loads((tree / "ray.json").read_text())
     assert local_report == ray_report
-    assert local_report["summary"] == {"repos": 2, "files": 5, "changed": 2, "edits": 3, "findings": 1, "errors": 1}
+    assert local_report["summary"] == {
+        "repos": 2, "files": 5, "changed": 2, "edits": 3, "findings": 1, "errors": 1, "unsafe_fixes": 0
+    }
     # The Python API too, written back to disk.
-    written = migrate_paths(["a"], to="2.12", from_="2.7", write=True, executor="ray")
+    written = migrate_paths(["a"], to="2.12", from_="2.7", write=True, executor="ray", unsafe_fixes=True)
     assert written.summary.changed == 2 and all(r.written for r in written.changed)
     assert "export_for_training" not in (tree / "a" / "training.py").read_text()

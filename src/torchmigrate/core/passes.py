@@ -12,11 +12,12 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from torchmigrate.core.results import Finding
 from torchmigrate.core.versions import Version, parse_version
 
 if TYPE_CHECKING:
@@ -42,13 +43,14 @@ __all__ = [
 
 
 class Kind(str, Enum):
-    """What a release did to the old form, which decides how ``--from`` bounds the pass.
+    """What a release did to the old form, which decides whether ``--from`` bounds the pass.
 
-    ``removal``: the old API is gone from ``release`` on. ``behaviour``: the same code means something else from
-    ``release`` on. Both run when ``from < release <= to``. ``deprecation``: the old API still works (with a warning)
-    from ``release`` until ``removed_in`` (or to this day), so code that targets any release before ``removed_in`` may
-    still use it: it runs when ``release <= to`` and ``from < removed_in``. ``opportunity`` (opt-in modernisations):
-    runs when ``release <= to``.
+    ``removal``: the old API is gone from ``release`` on. ``deprecation``: it still works (with a warning) from
+    ``release`` until ``removed_in`` (or to this day). Code that still spells either form is broken or warned about on
+    the target whatever release it was written for, so both run whenever ``release <= to``. ``behaviour``: the same
+    code means something else from ``release`` on; code written for ``release`` or later already expects the new
+    meaning, so it runs only when ``from < release <= to``. ``opportunity`` (opt-in modernisations): runs when
+    ``release <= to``.
     """
 
     REMOVAL = "removal"
@@ -75,6 +77,22 @@ SAFE = Safety.SAFE
 REVIEW = Safety.REVIEW
 
 CallRewriter = Callable[["cst.Call", "CallContext"], "cst.BaseExpression | None"]
+
+
+class AstPlan(Protocol):
+    """What a pass decided from the stdlib ``ast`` of a file (``Pass.analyse``): its findings, and whether it plans an
+    edit. The engine reports the findings without libcst and hands the file to the pass's transformer (as
+    ``self.plan``) only when an edit is planned."""
+
+    @property
+    def findings(self) -> Sequence[Finding]: ...
+
+    @property
+    def has_edits(self) -> bool: ...
+
+
+# (text, its stdlib ast) → the pass's plan for that text.
+Analyser = Callable[[str, ast.Module], AstPlan]
 # A project file pass: (text of a requirements file / pyproject.toml / Dockerfile …, context) → new text.
 ProjectRewriter = Callable[[str, "ProjectContext"], str]
 
@@ -133,7 +151,8 @@ def last_components(names: Iterable[str]) -> tuple[str, ...]:
 
 @dataclass
 class Pass:
-    """One versioned migration. ``migrate --to X`` runs it when ``from < release <= X``."""
+    """One versioned migration. ``migrate --to X`` runs it when ``release <= X`` (a behaviour change: also
+    ``from < release``; see :class:`Kind`)."""
 
     id: str
     release: str
@@ -156,9 +175,21 @@ class Pass:
     # Precheck (stdlib ast): can this call of one of the pass's qualified names need the pass? ``None``: every call
     # can. A pass with a filter must act only on calls that pass it and on non-call references to its names.
     call_filter: Callable[[ast.Call], bool] | None = None
+    # Precheck (stdlib ast): can this call need the pass, whatever its callee resolves to? For a transformer that acts
+    # on method calls of objects the import map cannot type (``x.norm()`` on a tensor). With it, a file is in play when
+    # one of its calls passes the filter, or (with ``qualnames``) it references one of those names.
+    method_filter: Callable[[ast.Call], bool] | None = None
+    # Precheck (text, before any parse): can this file need the pass at all? For a pass whose trigger words are common
+    # in look-alikes the ast would reject anyway (``self.norm(x)`` beside ``x.norm()``): a file it says no to is not
+    # parsed for this pass. A pass with a filter must act only on files that pass it.
+    text_filter: Callable[[str], bool] | None = None
     # The qualified names a custom transformer acts on, matched by the precheck like renames and call rewriters
     # (``None``: the transformer cannot say, so any trigger word in code keeps the pass in play).
     qualnames: frozenset[str] | None = None
+    # A pass that decides from the stdlib ast: ``analyse(text, tree)`` returns its plan for the file (an ``AstPlan``).
+    # Its findings are the plan's (the transformer reports none of its own), and libcst runs for the pass only when
+    # the plan has an edit; the transformer then reads the plan as ``self.plan``. See CONTRIBUTING.md.
+    analyse: Analyser | None = None
     # Whether the engine may hand the pass a slice of the file (torchmigrate.python.slicing): False for a pass whose
     # decision at one statement depends on code elsewhere that spells none of its trigger words.
     sliceable: bool = True
@@ -209,15 +240,25 @@ class Pass:
 
     def in_range(self, from_: Version, to: Version) -> bool:
         """Whether a run from ``from_`` to ``to`` needs this pass (see :class:`Kind`)."""
+        return self.out_of_range(from_, to) is None
+
+    def out_of_range(self, from_: Version, to: Version) -> str | None:
+        """Why a run from ``from_`` to ``to`` does not run this pass, or ``None`` when it does."""
         if self.version > to:
-            return False
-        if self.files == PROJECT:  # compares the project's own pins with the target: --from does not bound it
-            return True
-        if self.kind is Kind.OPPORTUNITY:
-            return True
-        if self.kind is Kind.DEPRECATION:
-            return self.removed_version is None or from_ < self.removed_version
-        return from_ < self.version
+            return f"its release {self.release} is above --to {to}"
+        if self.files == PROJECT or self.kind is not Kind.BEHAVIOUR:
+            return None  # the old form is broken or deprecated on the target whatever the code was written for
+        if from_ >= self.version:
+            return (
+                f"it migrates a behaviour change of {self.release}, and code written for --from {from_} already "
+                f"expects the new behaviour"
+            )
+        return None
+
+    @property
+    def note_for_edits(self) -> str:
+        """What each edit of this pass tells the reader to check: the review note of a ``review`` pass."""
+        return self.review_note if self.safety is Safety.REVIEW else ""
 
     @property
     def summary_line(self) -> str:

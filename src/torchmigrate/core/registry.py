@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from torchmigrate.core.fixes import Gate
 from torchmigrate.core.passes import PROJECT, PYTHON, Pass
 from torchmigrate.core.versions import OLDEST, Version
 
@@ -66,7 +67,7 @@ def select_passes(
     files: str = PYTHON,
 ) -> list[Pass]:
     """The passes for ``files`` (Python code, or project files) a run applies, in release order: in range
-    (``from_ < release <= to``, see :class:`Kind` for deprecations), selected and not ignored.
+    (``release <= to``, and ``from_ < release`` for behaviour changes: see :class:`Kind`), selected and not ignored.
 
     Opt-in passes run only when named in ``select``. Project file passes (``files="project"``) need only
     ``release <= to``.
@@ -89,20 +90,65 @@ def select_passes(
 
 
 
+def unrunnable(select: Iterable[str] | None, *, from_: Version, to: Version) -> list[tuple[Pass, str]]:
+    """The passes named in ``select`` that a run from ``from_`` to ``to`` cannot run, each with the reason: naming a
+    pass with ``--select`` never silently does nothing."""
+    if not select:
+        return []
+    chosen = set(select)
+    found = []
+    for candidate in all_passes():
+        if candidate.id in chosen:
+            why = candidate.out_of_range(from_, to)
+            if why is not None:
+                found.append((candidate, why))
+    return found
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How the project lays out its code, as its own configuration says (found by the run layer, never guessed):
+    edited lines are kept within ``line_length``, split the way black splits them; with a ``formatter`` (``"black"`` or
+    ``"ruff"``, which join what fits on one line) an edited statement that fits on one line again is joined."""
+
+    line_length: int | None = None
+    formatter: str | None = None
+
+
 @dataclass(frozen=True)
 class Options:
-    """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range."""
+    """What to migrate to. ``select=None`` means every default (non-opt-in) pass in range.
+
+    ``unsafe_fixes``: make the edits of ``review`` passes too (ruff's unsafe fixes); without it each is reported as a
+    finding that carries its suggested change. ``min_torch``: the support floor, the oldest torch the migrated code
+    must still run on (``None``: the target); ``min_torch_source`` says what set it, for the findings of edits it
+    holds back (``"--min-torch 2.6"``, ``"requirements.txt: torch>=2.6"``), and ``min_torch_kind`` whether that is an
+    ``"option"`` or a ``"requirement"``.
+    """
 
     to: Version
     from_: Version = OLDEST
     select: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
-    # Whether edits of ``review`` passes are applied (ruff's unsafe fixes). Transitional default: True keeps the
-    # behaviour of 0.1.0 until review edits become findings that carry their suggested change.
-    unsafe_fixes: bool = True
+    unsafe_fixes: bool = False
     # The oldest torch the project's declared requirements (pyproject.toml, setup.cfg, setup.py) admit once moved to
     # ``to``: a CI leg that pins it tests the project's minimum and is left alone. Set per PATH by the run's plan.
     project_floor: Version | None = None
+    min_torch: Version | None = None
+    min_torch_source: str = ""
+    min_torch_kind: str = "option"  # "option" (--min-torch, min-torch = …) or "requirement" (the project's torch pin)
+
+    @property
+    def floor(self) -> Version:
+        """The support floor: ``min_torch``, else the target."""
+        return self.min_torch if self.min_torch is not None else self.to
+
+    def gate(self) -> Gate:
+        """Which edits the run makes: see :class:`~torchmigrate.core.fixes.Gate`."""
+        if self.min_torch is None:
+            return Gate(self.unsafe_fixes, self.to, f"--to {self.to}", "target")
+        return Gate(self.unsafe_fixes, self.min_torch, self.min_torch_source, self.min_torch_kind)
+    layout: Layout = Layout()  # the project's line length and formatter (see torchmigrate.run.codestyle)
 
     def passes(self) -> list[Pass]:
         return select_passes(to=self.to, from_=self.from_, select=self.select, ignore=self.ignore)

@@ -39,12 +39,13 @@ from typing import Any
 
 import libcst as cst
 
+from torchmigrate.core.fixes import SAFE_ONLY, Gate
 from torchmigrate.core.passes import Pass
-from torchmigrate.core.results import Edit, FileResult, Finding
+from torchmigrate.core.results import Edit, FileResult, Finding, Fix
 from torchmigrate.core.text import split_lines
 from torchmigrate.core.versions import Version
 from torchmigrate.notebook.cells import CellSource, ensure_ascii, line_starts, locate_sources, render_source
-from torchmigrate.notebook.magics import Masked, mask_cell, unmask
+from torchmigrate.notebook.magics import _PLACEHOLDER, Masked, mask_cell, unmask
 from torchmigrate.project.context import migrate_project_text
 from torchmigrate.python.engine import migrate_text, trigger_regex
 
@@ -105,11 +106,14 @@ def migrate_notebook(
     path: str = "<notebook>",
     project_passes: Sequence[Pass] = (),
     to: Version | None = None,
+    gate: Gate = SAFE_ONLY,
 ) -> FileResult:
     """Migrate the code cells of notebook ``raw`` (the ``.ipynb`` text). Never raises for a bad notebook.
 
     ``project_passes`` (for target ``to``) rewrite the cells' shell commands (``!pip install torch==2.7.1``,
-    ``%pip install …``) as they would a Dockerfile's ``pip install`` lines.
+    ``%pip install …``) as they would a Dockerfile's ``pip install`` lines. ``gate`` decides which edits are made, as
+    for a Python file: a held-back review edit is a finding whose suggested change holds the cell's code (its lines
+    are the notebook file's lines, its text is the code, not the JSON that stores it).
     """
     result = FileResult(path=path, old=raw, new=raw)
     shell: list[Pass] = []
@@ -154,10 +158,10 @@ def migrate_notebook(
     if not cells:
         return result
     if shell and to is not None:
-        _migrate_shell_lines(cells, shell, to, result, json_line)
+        _migrate_shell_lines(cells, shell, to, result, json_line, gate)
 
     joined, owners = _join(cells)
-    migrated = migrate_text(joined, passes, path)
+    migrated = migrate_text(joined, passes, path, gate=gate)
     if migrated.error is not None and migrated.error.startswith("cannot parse"):
         # libcst refused something ``ast`` accepted: find the cells it refuses, report them, migrate the rest.
         refused = [cell for cell in cells if _cst_problem(cell.masked.code) is not None]
@@ -169,7 +173,7 @@ def migrate_notebook(
             result.new, result.error = (raw, None) if cells == [] else (None, migrated.error)
             return result
         joined, owners = _join(cells)
-        migrated = migrate_text(joined, passes, path)
+        migrated = migrate_text(joined, passes, path, gate=gate)
     if migrated.error is not None:
         result.new, result.error = None, migrated.error
         return result
@@ -190,10 +194,31 @@ def migrate_notebook(
             return json_line(element[0])
         return json_line(cell.source.start)
 
+    def placed(fix: Fix | None) -> Fix | None:
+        """``fix`` (in the joined cells' lines) in the notebook file's lines, the cells' IPython lines restored."""
+        if fix is None:
+            return None
+        moved = []
+        for rep in fix.replacements:
+            cell, cell_line = locate(rep.line)
+            first = where(cell, cell_line)
+            originals = cell.masked.originals
+            old, new = _restore(rep.old, originals), _restore(rep.new, originals)
+            last = cell_line + rep.end_line - rep.line - 1
+            if not cell.masked.code.endswith("\n") and last >= len(split_lines(cell.masked.code)):
+                old, new = old.removesuffix("\n"), new.removesuffix("\n")  # the cell's last line has no line break
+            moved.append(replace(rep, line=first, end_line=first + rep.end_line - rep.line, old=old, new=new))
+        return replace(fix, replacements=tuple(moved))
+
     for finding in migrated.findings:
         cell, cell_line = locate(finding.line)
         result.findings.append(
-            replace(finding, line=where(cell, cell_line), message=f"cell {cell.number}, line {cell_line}: {finding.message}")
+            replace(
+                finding,
+                line=where(cell, cell_line),
+                message=f"cell {cell.number}, line {cell_line}: {finding.message}",
+                fix=placed(finding.fix),
+            )
         )
     for edit in migrated.edits:
         cell, cell_line = locate(edit.line)
@@ -204,6 +229,7 @@ def migrate_notebook(
                 edit.pass_id,
                 f"cell {cell.number}, line {cell_line}: {edit.message}",
                 edit.safety,
+                edit.note,
             )
         )
     result.passes_applied.extend(p for p in migrated.passes_applied if p not in result.passes_applied)
@@ -225,6 +251,17 @@ def migrate_notebook(
             return result
     result.new = new_raw
     return result
+
+
+def _restore(code: str, originals: dict[int, str]) -> str:
+    """``code`` with each IPython placeholder line it holds put back (a fragment of a cell: no check for missing ones)."""
+    out = []
+    for line in split_lines(code):
+        match = _PLACEHOLDER.match(line.rstrip("\r\n"))
+        if match is not None and int(match.group("n")) in originals:
+            line = originals[int(match.group("n"))] + ("\n" if line.endswith("\n") else "")
+        out.append(line)
+    return "".join(out)
 
 
 def _join(cells: Sequence[_Cell]) -> tuple[str, list[tuple[int, int]]]:
@@ -287,7 +324,12 @@ def _shell_position(cell: _Cell, cell_line: int, message: str, json_line: Callab
 
 
 def _migrate_shell_lines(
-    cells: Sequence[_Cell], passes: Sequence[Pass], to: Version, result: FileResult, json_line: Callable[[int], int]
+    cells: Sequence[_Cell],
+    passes: Sequence[Pass],
+    to: Version,
+    result: FileResult,
+    json_line: Callable[[int], int],
+    gate: Gate = SAFE_ONLY,
 ) -> None:
     """Run the project file passes over each cell's IPython lines, which are shell commands such as ``!pip install``.
 
@@ -301,7 +343,7 @@ def _migrate_shell_lines(
             group = [ids.pop(0)]
             while originals[group[-1]].endswith("\\") and ids and ids[0] == group[-1] + 1:
                 group.append(ids.pop(0))
-            shell = migrate_project_text("\n".join(originals[n] for n in group), SHELL_FILE, passes, to)
+            shell = migrate_project_text("\n".join(originals[n] for n in group), SHELL_FILE, passes, to, gate=gate)
             if shell.error is not None:
                 continue
             placeholder = f"import __nbmagic_{group[0]}__"
@@ -309,7 +351,8 @@ def _migrate_shell_lines(
 
             for finding in shell.findings:
                 line, message = _shell_position(cell, line_no + finding.line - 1, finding.message, json_line)
-                result.findings.append(replace(finding, line=line, message=message))
+                fix = finding.fix.moved(line - finding.line) if finding.fix is not None else None
+                result.findings.append(replace(finding, line=line, message=message, fix=fix))
             new_lines = shell.code.split("\n")
             if shell.changed and len(new_lines) == len(group):
                 originals.update(zip(group, new_lines, strict=True))

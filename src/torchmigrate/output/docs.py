@@ -5,23 +5,40 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from torchmigrate.core.passes import PROJECT, Pass
+from torchmigrate.core.passes import PROJECT, Pass, Safety
 from torchmigrate.core.registry import all_passes
 
 START, END = "<!-- passes:start -->", "<!-- passes:end -->"
 
 
+def safety_label(p: Pass) -> str:
+    """``safe``, or ``review (--unsafe-fixes)``: a review-level pass's edits are applied only with unsafe fixes."""
+    return "review (--unsafe-fixes)" if p.safety is Safety.REVIEW else p.safety.value
+
+
+def safety_line(p: Pass) -> str:
+    """What ``--explain`` says about a pass's fix safety and the torch its new form needs."""
+    if p.safety is Safety.REVIEW:
+        text = "review: applied only with --unsafe-fixes; without it each edit is reported with the suggested change"
+    else:
+        text = "safe: applied by default"
+    if p.files != PROJECT:
+        text += f"; the new form needs torch >= {p.since_version} (below that support floor it is reported, not made)"
+    return text
+
+
 def pass_table() -> str:
     rows = [
-        "| id | release | kind | safety | what it does | evidence |",
-        "|---|---|---|---|---|---|",
+        "| id | release | kind | since | safety | what it does | evidence |",
+        "|---|---|---|---|---|---|---|",
     ]
     for p in all_passes():
-        kind = f"{p.safety.value}, opt-in" if p.opt_in else p.safety.value
+        kind = safety_label(p) + (", opt-in" if p.opt_in else "")
         title = p.title.replace("|", "\\|")
         change = f"{p.kind.value} (removed {p.removed_in})" if p.removed_in else p.kind.value
         change = "project files" if p.files == PROJECT else change
-        rows.append(f"| `{p.id}` | {p.release} | {change} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
+        since = "—" if p.files == PROJECT else str(p.since_version)
+        rows.append(f"| `{p.id}` | {p.release} | {change} | {since} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
     return "\n".join(rows) + "\n"
 
 
@@ -52,6 +69,7 @@ def render_explain(p: Pass) -> str:
         f"{p.id}: {p.title}",
         f"release: {p.release}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
         f"safety: {p.safety.value}{opt_in}",
+        f"fix safety: {safety_line(p)}",
         f"evidence: {p.evidence}",
         "",
         p.doc,

@@ -4,10 +4,13 @@
   the README, section "Output formats"; ``files`` lists the files with an edit, a finding or an error).
 - **sarif**: SARIF 2.1.0. One rule per pass (id, title, the pass's documentation as help), one result per edit
   (level ``note`` for a safe edit, ``warning`` for one to review) and per finding (``warning``); while nothing was
-  written, each edit's result carries the change as a SARIF ``fix`` (``artifactChanges`` / ``replacements``).
-  Files that could not be processed are ``toolExecutionNotifications`` of level ``error``.
+  written, each edit's result carries the change as a SARIF ``fix`` (``artifactChanges`` / ``replacements``). A
+  finding that holds back a review edit (no ``--unsafe-fixes``) keeps its suggested change as a ``fix`` too, placed
+  in the file as it is on disk after the run (and left out where it cannot be placed there exactly: a notebook's
+  suggestion is cell code, not the JSON that stores it). Files that could not be processed are
+  ``toolExecutionNotifications`` of level ``error``.
 - **github**: GitHub Actions workflow commands (``::warning file=…,line=…,col=…,title=…::message``), which GitHub shows
-  as annotations on the pull request.
+  as annotations on the pull request; a held-back review edit's annotation ends with its suggested change.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,10 +27,19 @@ from urllib.parse import quote
 from torchmigrate.core.about import __version__
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.registry import all_passes
-from torchmigrate.core.results import Edit, FileResult, Summary
+from torchmigrate.core.results import Edit, FileResult, Fix, Replacement, Summary
 from torchmigrate.core.text import split_lines
 
-__all__ = ["FORMATS", "JSON_SCHEMA", "JSON_SCHEMA_VERSION", "RunInfo", "render", "render_github", "render_json", "render_sarif"]
+__all__ = [
+    "FORMATS",
+    "JSON_SCHEMA",
+    "JSON_SCHEMA_VERSION",
+    "RunInfo",
+    "render",
+    "render_github",
+    "render_json",
+    "render_sarif",
+]
 
 FORMATS = ("text", "json", "sarif", "github")
 JSON_SCHEMA_VERSION = 1
@@ -51,7 +63,14 @@ JSON_SCHEMA: dict[str, Any] = {
         "summary": {
             "type": "object",
             "required": ["scanned", "changed", "edits", "findings", "errors"],
-            "properties": {k: {"type": "integer", "minimum": 0} for k in ("scanned", "changed", "edits", "findings", "errors")},
+            "properties": {
+                **{k: {"type": "integer", "minimum": 0} for k in ("scanned", "changed", "edits", "findings", "errors")},
+                "unsafe_fixes": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "findings whose suggested change --unsafe-fixes would apply",
+                },
+            },
         },
         "files": {
             "description": "the files with an edit, a finding or an error (FileResult.to_dict()), in run order",
@@ -82,6 +101,7 @@ JSON_SCHEMA: dict[str, Any] = {
                 "pass_id": {"type": "string"},
                 "message": {"type": "string"},
                 "safety": {"enum": ["safe", "review"]},
+                "note": {"type": "string", "description": "for a review edit: what to check"},
             },
         },
         "finding": {
@@ -92,6 +112,31 @@ JSON_SCHEMA: dict[str, Any] = {
                 "col": _POSITION,
                 "pass_id": {"type": "string"},
                 "message": {"type": "string"},
+                "fix_available": {
+                    "enum": ["unsafe", None],
+                    "description": "unsafe: a review edit held back; --unsafe-fixes applies `fix`",
+                },
+                "fix": {"oneOf": [{"type": "null"}, {"$ref": "#/definitions/fix"}]},
+            },
+        },
+        "fix": {
+            "type": "object",
+            "required": ["applicability", "message", "replacements"],
+            "properties": {
+                "applicability": {"enum": ["unsafe"]},
+                "message": {"type": "string"},
+                "replacements": {"type": "array", "items": {"$ref": "#/definitions/replacement"}},
+            },
+        },
+        "replacement": {
+            "type": "object",
+            "description": "lines [line, end_line) of the file as it was (line == end_line: an insertion) become `new`",
+            "required": ["line", "end_line", "old", "new"],
+            "properties": {
+                "line": {"type": "integer", "minimum": 1},
+                "end_line": {"type": "integer", "minimum": 1},
+                "old": {"type": "string", "description": "the replaced lines' text, as the pass saw them"},
+                "new": {"type": "string"},
             },
         },
     },
@@ -136,7 +181,7 @@ def render_json(run: RunInfo) -> str:
         "schema_version": JSON_SCHEMA_VERSION,
         "tool": {"name": "torchmigrate", "version": __version__},
         "mode": run.mode,
-        "summary": {"scanned": s.scanned, "changed": s.changed, "edits": s.edits, "findings": s.findings, "errors": s.errors},
+        "summary": s.to_dict(),
         "files": [r.to_dict() for r in run.results if _interesting(r)],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -227,6 +272,50 @@ def _fix(path: str, old_lines: Sequence[str], found: Sequence[Hunk], description
     }
 
 
+def _suggested_fix(result: FileResult, fix: Fix) -> dict[str, Any] | None:
+    """A held-back edit's suggested change as a SARIF fix of the file as it is on disk after the run (the original, or
+    the written text), or ``None`` when a replacement's old lines are not found there exactly."""
+    base = result.new if result.written else result.old
+    if base is None:
+        return None
+    lines = split_lines(base)
+    to_base = _line_mapper(result.old, result.new) if result.written and result.old is not None else (lambda n: n)
+    found = []
+    for rep in fix.replacements:
+        start = _place(lines, rep, to_base(rep.line) - 1)
+        if start is None:
+            return None
+        found.append(Hunk(start, start + rep.end_line - rep.line, rep.new))
+    return _fix(result.path, lines, found, f"torchmigrate {fix.message} (--unsafe-fixes)")
+
+
+def _place(lines: Sequence[str], rep: Replacement, expected: int) -> int | None:
+    """Where ``rep``'s old lines are in ``lines``: at ``expected`` (0-based) if they are there, else at the nearest
+    exact occurrence; ``None`` if nowhere. An insertion (no old lines) goes to ``expected``."""
+    count = rep.end_line - rep.line
+    if not rep.old:
+        return expected if 0 <= expected <= len(lines) else None
+    if "".join(lines[expected : expected + count]) == rep.old:
+        return expected
+    starts = [i for i in range(len(lines) - count + 1) if "".join(lines[i : i + count]) == rep.old]
+    return min(starts, key=lambda i: (abs(i - expected), i)) if starts else None
+
+
+def _line_mapper(old: str, new: str | None) -> Callable[[int], int]:
+    """Map a 1-based line of ``old`` to the line of ``new`` it became (the start of its block when it changed)."""
+    if new is None or new == old:
+        return lambda n: n
+    blocks = difflib.SequenceMatcher(None, split_lines(old), split_lines(new), autojunk=False).get_opcodes()
+
+    def to_new(line: int) -> int:
+        for tag, i1, i2, j1, _ in blocks:
+            if i1 <= line - 1 < i2:
+                return j1 + (line - 1 - i1 if tag == "equal" else 0) + 1
+        return line
+
+    return to_new
+
+
 def render_sarif(run: RunInfo) -> str:
     passes = list(all_passes())
     index = {p.id: i for i, p in enumerate(passes)}
@@ -272,6 +361,11 @@ def render_sarif(run: RunInfo) -> str:
             }
             if finding.pass_id in index:
                 entry["ruleIndex"] = index[finding.pass_id]
+            if finding.fix is not None:
+                entry["properties"]["fix_available"] = finding.fix.applicability
+                placed = _suggested_fix(result, finding.fix)
+                if placed is not None:
+                    entry["fixes"] = [placed]
             results.append(entry)
     document = {
         "$schema": SARIF_SCHEMA,
@@ -325,6 +419,10 @@ def render_github(run: RunInfo) -> str:
             title = f"torchmigrate {edit.pass_id} ({state})"
             lines.append(_command("warning", edit.message, file=result.path, line=edit.line, col=edit.col, title=title))
         for finding in sorted(result.findings):
-            title = f"torchmigrate {finding.pass_id} (needs a manual change)"
-            lines.append(_command("warning", finding.message, file=result.path, line=finding.line, col=finding.col, title=title))
+            if finding.fix is not None:
+                title = f"torchmigrate {finding.pass_id} (review fix: --unsafe-fixes applies it)"
+                message = finding.message + "\n\nSuggested change:\n" + "\n".join(finding.fix.diff_lines())
+            else:
+                title, message = f"torchmigrate {finding.pass_id} (needs a manual change)", finding.message
+            lines.append(_command("warning", message, file=result.path, line=finding.line, col=finding.col, title=title))
     return "".join(line + "\n" for line in lines)

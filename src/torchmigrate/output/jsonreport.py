@@ -9,15 +9,19 @@ Schema (``schema_version`` 1)::
       "files": [                                   # every file scanned, in output order
         {"repo": "repoA", "path": "repoA/x.py", "changed": true, "written": true,
          "passes_applied": ["export-for-training"],
-         "edits": [{"line": 3, "col": 6, "pass_id": "...", "message": "...", "safety": "safe"}],
-         "findings": [{"line": 9, "col": 1, "pass_id": "...", "message": "..."}],
+         "edits": [{"line": 3, "col": 6, "pass_id": "...", "message": "...", "safety": "safe", "note": ""}],
+         "findings": [{"line": 9, "col": 1, "pass_id": "...", "message": "...",
+                       "fix_available": "unsafe" | null,       # a review edit held back (no --unsafe-fixes)
+                       "fix": {"applicability": "unsafe", "message": "...",
+                               "replacements": [{"line": 9, "end_line": 10, "old": "...", "new": "..."}]} | null}],
          "error": null}
       ],
       "repos": [                                   # one per PATH, in command-line order
-        {"path": "repoA", "to": "2.12", "from": "2.7", "files": 10, "changed": 2, "edits": 3, "findings": 1,
-         "errors": 0, "passes_applied": [...], "git": {"branch": "...", "commit": "<sha>"} | null, "error": null}
+        {"path": "repoA", "to": "2.12", "from": "2.7", "min_torch": "2.7", "files": 10, "changed": 2, "edits": 3,
+         "findings": 1, "errors": 0, "unsafe_fixes": 0, "passes_applied": [...],
+         "git": {"branch": "...", "commit": "<sha>"} | null, "error": null}
       ],
-      "summary": {"repos": 3, "files": 30, "changed": 4, "edits": 6, "findings": 2, "errors": 0}
+      "summary": {"repos": 3, "files": 30, "changed": 4, "edits": 6, "findings": 2, "errors": 0, "unsafe_fixes": 0}
     }
 
 Positions are 1-based lines and columns in the text each pass saw (the original, unless an earlier pass of the
@@ -69,7 +73,7 @@ class JsonReportWriter:
     def finish(self, repos: Sequence[RepoOutcome]) -> None:
         rows = [r.to_dict() for r in repos]
         summary = {"repos": len(rows)}
-        for name in ("files", "changed", "edits", "findings", "errors"):
+        for name in ("files", "changed", "edits", "findings", "errors", "unsafe_fixes"):
             summary[name] = sum(int(row[name]) for row in rows)  # type: ignore[call-overload]
         self._out.write("\n],\n" + '"repos": ' + json.dumps(rows, ensure_ascii=False, indent=1))
         self._out.write(',\n"summary": ' + json.dumps(summary) + "\n}\n")

@@ -18,8 +18,9 @@ if TYPE_CHECKING:  # rich is imported when colour is used: plain output (CI, pip
     from rich.console import Console
 
 from torchmigrate.core.passes import Pass
-from torchmigrate.core.results import FileResult, Summary
+from torchmigrate.core.results import Edit, FileResult, Fix, Replacement, Summary, check_note
 from torchmigrate.output.diffs import diff_bytes, unified_diff
+from torchmigrate.output.docs import safety_line
 
 __all__ = ["COLOR_CHOICES", "Reporter", "Tally", "console", "explain_markdown", "print_diff", "print_explain", "use_color"]
 
@@ -77,6 +78,31 @@ def print_finding(out: Console, path: str, line: int, col: int, pass_id: str, me
     text.append(" ")
     text.append(pass_id, style="yellow")
     text.append(f" {message}")
+    out.print(text)
+
+
+SUGGESTION_INDENT = "    "
+
+
+def suggestion_block(fix: Fix) -> list[str]:
+    """The lines text mode prints under a finding that holds back a review edit: its suggested change, as diff lines."""
+    return [SUGGESTION_INDENT + line for line in fix.diff_lines()]
+
+
+def print_suggestion(out: Console, fix: Fix) -> None:
+    for line in fix.diff_lines():
+        out.out(SUGGESTION_INDENT + line, style="green" if line.startswith("+") else "red", highlight=False)
+
+
+def print_review(out: Console, path: str, edit: Edit) -> None:
+    from rich.text import Text
+
+    text = Text()
+    text.append(f"{path}:{edit.line}:{edit.col}:", style="bold")
+    text.append(" ")
+    text.append(edit.pass_id, style="cyan")
+    text.append(" [review]", style="bold cyan")
+    text.append(f" {edit.message}{check_note(edit.pass_id, edit.note)}")
     out.print(text)
 
 
@@ -143,6 +169,7 @@ def explain_markdown(p: Pass) -> str:
         f"# {p.id}",
         f"**{p.title}**",
         f"release **{p.release}** · safety **{p.safety.value}**{opt_in}",
+        f"Fix safety: {safety_line(p)}",
         f"Evidence: {p.evidence}",
         p.doc,
     ]
@@ -200,15 +227,28 @@ class Reporter:
             else:
                 print(f"{result.path}: error: {result.error}", file=sys.stderr, flush=True)
         if self.fmt != "text":
-            if not result.changed:
-                result.old = result.new = None  # a changed file keeps its texts: `changed` and SARIF fixes need them
+            if not result.changed and not any(f.fix is not None for f in result.findings):
+                result.old = result.new = None  # kept where SARIF fixes need them: changed files, suggested changes
             self.kept.append(result)
             return
-        for f in result.findings:
+        for edit in sorted(result.edits):  # applied review edits: say what to check (the machine formats carry it too)
+            if edit.safety == "review":
+                if self.err is not None:
+                    print_review(self.err, result.path, edit)
+                else:
+                    print(edit.render_review(result.path), file=sys.stderr, flush=True)
+        shown: set[tuple[Replacement, ...]] = set()  # edits that share one change show it once
+        for f in sorted(result.findings):
+            fix = f.fix if f.fix is not None and f.fix.replacements not in shown else None
+            if f.fix is not None:
+                shown.add(f.fix.replacements)
             if self.err is not None:
                 print_finding(self.err, result.path, f.line, f.col, f.pass_id, f.message)
+                if fix is not None:
+                    print_suggestion(self.err, fix)
             else:
-                print(f.render(result.path), file=sys.stderr, flush=True)
+                block = "".join(line + "\n" for line in suggestion_block(fix)) if fix is not None else ""
+                print(f.render(result.path) + "\n" + block, file=sys.stderr, end="", flush=True)
         if self.mode == "diff" and result.changed:
             if self.diff_console is not None and result.old is not None and result.new is not None:
                 print_diff(self.diff_console, unified_diff(result.old, result.new, result.path))

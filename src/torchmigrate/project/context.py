@@ -13,10 +13,12 @@ alone.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
+import difflib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
 
+from torchmigrate.core.fixes import SAFE_ONLY, Gate
 from torchmigrate.core.passes import SAFE, Pass
 from torchmigrate.core.results import Edit, FileResult, Finding
 from torchmigrate.core.text import SUPPRESS, suppressed_ids
@@ -93,12 +95,27 @@ class ProjectContext:
 
     def edit(self, offset: int, message: str) -> None:
         line, col = self.position(offset)
-        self.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value))
+        self.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value, self.pass_.note_for_edits))
 
     def finding(self, offset: int, message: str) -> None:
         if self.allowed(offset):
             line, col = self.position(offset)
             self.findings.append(Finding(line, col, self.pass_.id, message))
+
+
+def _line_in(seen: str, original: str) -> Callable[[int], int]:
+    """Project file rewrites change text inside lines and never add or remove one, except a rare line split."""
+    if seen.count("\n") == original.count("\n"):
+        return lambda line: line
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), seen.splitlines(), autojunk=False)
+
+    def to_original(line: int) -> int:
+        for tag, i1, _, j1, j2 in matcher.get_opcodes():
+            if j1 <= line - 1 < j2:
+                return i1 + (line - 1 - j1 if tag == "equal" else 0) + 1
+        return line
+
+    return to_original
 
 
 def migrate_project_text(
@@ -110,14 +127,15 @@ def migrate_project_text(
     *,
     python_passes: frozenset[str] | None = None,
     floor: Version | None = None,
-    unsafe_fixes: bool = True,
+    gate: Gate = SAFE_ONLY,
 ) -> FileResult:
     """Run the project file ``passes`` over ``text``, the content of project file ``path``. Never raises for a bad file.
 
     ``python_passes`` (the ids of the run's Python passes) and ``floor`` (the oldest torch the project's declared
-    requirements admit after migration) refine the plan: see :class:`~torchmigrate.project.plan.PlanContext`. Without
-    ``unsafe_fixes`` a review pass (cuda-wheels) does not count as part of the run for the plan, so no set moves on
-    the promise of a review edit that is not applied.
+    requirements admit after migration) refine the plan: see :class:`~torchmigrate.project.plan.PlanContext`.
+    ``gate``: a ``review`` pass's changes are made only with unsafe fixes, else reported with the suggested change
+    (:class:`~torchmigrate.core.fixes.Gate`); without unsafe fixes a review pass (cuda-wheels) does not count as part
+    of the run for the plan, so no set moves on the promise of a review edit that is not applied.
     """
     result = FileResult(path=shown if shown is not None else path.as_posix(), old=text, new=text)
     kind = project_kind(path)
@@ -127,7 +145,8 @@ def migrate_project_text(
     for pass_ in passes:
         if pass_.project_rewrite is None or not any(t in code for t in pass_.triggers):
             continue
-        active = frozenset(p.id for p in passes if unsafe_fixes or p.safety is SAFE)
+        # A held-back review pass still plans its own part, so that its finding carries the change it would make.
+        active = frozenset(p.id for p in passes if gate.unsafe_fixes or p.safety is SAFE or p is pass_)
         ctx = ProjectContext(path, kind, to, pass_, code, active=active, python_passes=python_passes, floor=floor)
         try:
             new_code = pass_.project_rewrite(code, ctx)
@@ -137,6 +156,10 @@ def migrate_project_text(
             return result
         result.findings.extend(ctx.findings)
         if new_code != code:
+            why = gate.holds_back(pass_)
+            if why is not None:  # reported with its suggestion; the later passes see the text as it was
+                result.findings.extend(gate.findings(pass_, why, ctx.edits, code, new_code, _line_in(code, text)))
+                continue
             result.edits.extend(ctx.edits)
             result.passes_applied.append(pass_.id)
             code = new_code

@@ -35,21 +35,50 @@ def detect_pinned_version(start: Path) -> Version | None:
     parents up to the first folder that holds a ``.git`` or a ``pyproject.toml``. When several files pin torch, the
     oldest pin wins: code must keep working on every release the project admits.
     """
+    pins = [low for _, spec in pin_files(start) if (low := lowest_admitted(spec)) is not None]
+    return min(pins) if pins else None
+
+
+def detect_support_floor(start: Path, to: Version, moved: bool = True) -> tuple[Version, str] | None:
+    """The support floor the project around ``start`` sets: the oldest release its torch requirements admit *after*
+    the migration to ``to`` (``moved``: the ``torch-pin`` pass runs and moves a requirement that excludes ``to``), with
+    the file and requirement that set it (``"requirements.txt: torch>=2.6"``); ``None`` when no requirement has a
+    lower bound. ``torch==2.7.1`` → 2.12 for ``to`` 2.12 (the pin moves); ``torch>=2.0`` → 2.0 (it admits 2.12 and
+    stays). A requirement with only upper bounds says nothing about the oldest supported release.
+    """
+    found: list[tuple[Version, str]] = []
+    for path, spec in pin_files(start):
+        after = (move_spec(spec, to) or spec) if moved else spec
+        low = lowest_admitted(after)
+        if low is not None:
+            found.append((low, f"{_shown(path)}: torch{after}"))
+    return min(found, key=lambda item: item[0]) if found else None
+
+
+def pin_files(start: Path) -> list[tuple[Path, str]]:
+    """Each torch requirement (a file, its specifier in PEP 440 terms) of the first folder, from ``start`` up to the
+    first holding a ``.git`` or a ``pyproject.toml``, whose project files pin torch."""
     folder = start if start.is_dir() else start.parent
     folder = folder.resolve()
     for candidate in (folder, *folder.parents):
-        pins: list[Version] = []
+        specs: list[tuple[Path, str]] = []
         for path in _listdir(candidate):
             kind = project_kind(path)
             if kind in PIN_FILE_KINDS and path.is_file():
-                pins.extend(pins_in(_read(path), kind))
-        pyproject = candidate / "pyproject.toml"
-        if pins:
-            return min(pins)
-        if (candidate / ".git").exists() or pyproject.is_file():
+                specs.extend((path, spec) for spec in torch_specs(_read(path), kind))
+        if any(lowest_admitted(spec) is not None for _, spec in specs):
+            return specs
+        if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
             break
-    return None
+    return []
 
+
+def _shown(path: Path) -> str:
+    """``path`` relative to the working directory when below it, else as it is."""
+    try:
+        return path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
 
 
 def _listdir(folder: Path) -> list[Path]:

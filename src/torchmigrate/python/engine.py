@@ -18,20 +18,21 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
-from torchmigrate.core.passes import Pass
-from torchmigrate.core.registry import Options
-from torchmigrate.core.results import FileResult, Finding
+from torchmigrate.core.fixes import SAFE_ONLY, Gate
+from torchmigrate.core.passes import AstPlan, Pass
+from torchmigrate.core.registry import Layout, Options
+from torchmigrate.core.results import FileResult, Finding, Fix
 from torchmigrate.core.text import dominant_newline, one_line
-from torchmigrate.python.imports import AddImports, drop_unused_imports
-from torchmigrate.python.precheck import ast_parse, parse, relevant_passes
-from torchmigrate.python.renames import RenameTransformer
-from torchmigrate.python.sites import EDIT, AstFile
+from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
+from torchmigrate.python.precheck import ast_parse, relevant_passes
+from torchmigrate.python.reflow import reflow
+from torchmigrate.python.renames import RenameTransformer, advice_for_target
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
 from torchmigrate.python.triggers import trie_pattern
 
-__all__ = ["Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
+__all__ = ["Gate", "Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
 
 MAX_PARSE_CHARS = 4_000_000
 """Files longer than this that need parsing are reported and left alone: libcst needs minutes for them."""
@@ -59,12 +60,26 @@ def trigger_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
     return _trigger_regex(tuple(w for p in passes for w in p.triggers))
 
 
-def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", precheck: bool = True) -> FileResult:
+def migrate_text(
+    text: str,
+    passes: Sequence[Pass],
+    path: str = "<string>",
+    precheck: bool = True,
+    gate: Gate = SAFE_ONLY,
+    layout: Layout | None = None,
+) -> FileResult:
     """Run ``passes`` (already in release order) over ``text``. Never raises for a bad file: see ``error``.
+
+    ``layout``: the project's line length and formatter; edited statements are kept within it
+    (:mod:`torchmigrate.python.reflow`).
 
     With ``precheck`` (the default), the stdlib-``ast`` look of :mod:`torchmigrate.python.precheck` decides which passes can
     act at all; libcst parses the file only when one can, and runs only those (until the text changes), on the slice of
     the file they can act on (:mod:`torchmigrate.python.slicing`) when that leaves enough out.
+
+    ``gate`` decides which passes' edits are made (:class:`~torchmigrate.core.fixes.Gate`; the default makes no
+    ``review`` edit and has no support floor): a held-back pass still runs, its edits become findings (a review edit
+    with its suggested change), and the later passes see the text it was given.
     """
     result = FileResult(path=path, old=text, new=text)
     if not passes or skips_file(text) or not trigger_regex(passes).search(text):
@@ -81,86 +96,75 @@ def migrate_text(text: str, passes: Sequence[Pass], path: str = "<string>", prec
         result.new = None
         result.error = problem
         return result
-    newline = dominant_newline(text)
-    from_ast: list[Finding] = []
-    if precheck and SITES.enabled:
-        from_ast, in_play = _detect(text, tree, passes, in_play)
+    settled: dict[int, list[Finding]] = {}
+    plans: dict[int, AstPlan] = {}
+    if precheck:
+        _settle_from_ast(text, tree, passes, in_play, settled, plans)
         if not in_play:
-            result.findings = from_ast
+            result.findings = _merged([], settled, passes, suppressions(text) if settled else {})
             return result
+    newline = dominant_newline(text)
     active = [p for p in passes if id(p) in in_play]
-    migrated: FileResult | None = None
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         sliced = make_slice(text, tree, trigger_regex(active), newline)
         if sliced is not None:
-            migrated = _unslice(_run_libcst(sliced.text, passes, in_play, path, precheck, newline), sliced, text)
-            if migrated is not None:
+            # settled passes stay settled in the slice's run; their findings (lines of the original) are added below
+            skip: dict[int, list[Finding]] = {key: [] for key in settled}
+            spliced = _unslice(
+                _run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate, layout, skip), sliced, text
+            )
+            if spliced is not None:
                 SLICING.count += 1
-    if migrated is None:
-        migrated = _run_libcst(text, passes, in_play, path, precheck, newline)
-    if from_ast and migrated.error is None:
-        order = {p.id: index for index, p in enumerate(passes)}
-        migrated.findings = sorted([*migrated.findings, *from_ast], key=lambda f: order.get(f.pass_id, -1))
-    return migrated
+                if settled:
+                    spliced.findings = _merged(spliced.findings, settled, passes, suppressions(text))
+                return spliced
+    return _run_libcst(text, passes, in_play, path, precheck, newline, gate, layout, settled, plans)
 
 
-class _Sites:
-    """Whether :func:`migrate_text` uses the passes' ast detectors (tests turn it off to compare), and how often a
-    file was settled by them without libcst."""
-
-    enabled = True
-    count = 0
-
-
-SITES = _Sites()
-
-
-def _detect(text: str, tree: ast.Module, passes: Sequence[Pass], in_play: set[int]) -> tuple[list[Finding], set[int]]:
-    """Run the ast detectors of the passes in play: drop the passes with nothing to do, take the findings of those
-    whose findings are exact from the ast (when no earlier pass can have changed the text), keep the rest for libcst.
-    """
-    ast_file: AstFile | None = None
-    found: list[Finding] = []
-    keep = set(in_play)
-    may_have_edited = False  # an earlier pass in play may change the text before this one sees it
-    suppressed: dict[int, frozenset[str] | None] | None = None
+def _settle_from_ast(
+    text: str,
+    tree: ast.Module,
+    passes: Sequence[Pass],
+    in_play: set[int],
+    settled: dict[int, list[Finding]],
+    plans: dict[int, AstPlan],
+) -> None:
+    """Passes that decide from the stdlib ast (``Pass.analyse``): one that plans no edit is settled here, with its
+    findings, and leaves ``in_play``; the plan of one that edits is kept for its libcst run."""
     for pass_ in passes:
-        if id(pass_) not in in_play:
+        if pass_.analyse is None or id(pass_) not in in_play:
             continue
-        if pass_.detect is None:
-            may_have_edited = True
-            continue
-        if ast_file is None:
-            ast_file = AstFile(text, tree)
-        sites = list(pass_.detect(ast_file))
-        if any(site.kind == EDIT for site in sites):
-            may_have_edited = True
-            continue
-        if not sites:
-            keep.discard(id(pass_))
-            continue
-        if pass_.findings_from_ast and not may_have_edited:
-            keep.discard(id(pass_))
-            if suppressed is None:
-                suppressed = suppressions(text)
+        plan = pass_.analyse(text, tree)
+        if plan.has_edits:
+            plans[id(pass_)] = plan
+        else:
+            settled[id(pass_)] = list(plan.findings)
+            in_play.discard(id(pass_))
+
+
+def _merged(
+    findings: list[Finding],
+    settled: dict[int, list[Finding]],
+    passes: Sequence[Pass],
+    suppressed: dict[int, frozenset[str] | None],
+) -> list[Finding]:
+    """``findings`` with the settled passes' findings (lines of the original text) put in pass order, where a run over
+    every pass would have reported them; a ``# migrate: ignore`` comment silences them as it does any finding."""
+    if not settled:
+        return findings
+    by_pass: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_pass.setdefault(finding.pass_id, []).append(finding)
+    merged: list[Finding] = []
+    for pass_ in passes:
+        if id(pass_) in settled and pass_.id not in by_pass:  # one that an earlier edit made run reports its own
             sink = Sink(pass_.id, pass_.safety.value, suppressed)
-            for site in sorted(sites, key=lambda s: (s.line, s.col)):
-                if sink.allows(site.line, site.statement):
-                    found.append(Finding(site.line, site.col, pass_.id, site.message))
-    if len(keep) < len(in_play) and not keep:
-        SITES.count += 1
-    return found, keep
-
-
-def _still_in_play(code: str, passes: Sequence[Pass], in_play: set[int]) -> set[int]:
-    """After a rewrite: of the passes the precheck keeps, those whose detector finds a site in the new text."""
-    if not SITES.enabled or not any(p.detect is not None for p in passes if id(p) in in_play):
-        return in_play
-    tree = parse(code)
-    if tree is None:
-        return in_play
-    ast_file = AstFile(code, tree)
-    return {id(p) for p in passes if id(p) in in_play and (p.detect is None or any(True for _ in p.detect(ast_file)))}
+            merged.extend(f for f in settled[id(pass_)] if sink.allows(f.line))
+        else:
+            merged.extend(by_pass.pop(pass_.id, ()))
+    for rest in by_pass.values():
+        merged.extend(rest)
+    return merged
 
 
 class _Slicing:
@@ -189,14 +193,48 @@ def _unslice(result: FileResult, sliced: Slice, original: str) -> FileResult | N
     if new != original and verify(new) is not None:
         return None
     edits = [replace(e, line=line) for e, line in zip(result.edits, lines[: len(result.edits)], strict=True)]
-    findings = [replace(f, line=line) for f, line in zip(result.findings, lines[len(result.edits) :], strict=True)]
+    findings = []
+    for finding, line in zip(result.findings, lines[len(result.edits) :], strict=True):
+        fix = _unslice_fix(finding.fix, sliced)
+        if finding.fix is not None and fix is None:
+            return None
+        findings.append(replace(finding, line=line, fix=fix))
     return replace(result, old=original, new=new, edits=edits, findings=findings)
 
 
+def _unslice_fix(fix: Fix | None, sliced: Slice) -> Fix | None:
+    """``fix`` (in the lines of the sliced text) in the original file's lines; ``None`` when a replacement touches a
+    stub line or is not contiguous there."""
+    if fix is None:
+        return None
+    moved = []
+    for rep in fix.replacements:
+        first = sliced.original_line(rep.line)
+        if first is None:
+            return None
+        if any(sliced.original_line(rep.line + k) != first + k for k in range(rep.end_line - rep.line)):
+            return None
+        moved.append(replace(rep, line=first, end_line=first + rep.end_line - rep.line))
+    return replace(fix, replacements=tuple(moved))
+
+
 def _run_libcst(
-    text: str, passes: Sequence[Pass], in_play: set[int], path: str, precheck: bool, newline: str
+    text: str,
+    passes: Sequence[Pass],
+    in_play: set[int],
+    path: str,
+    precheck: bool,
+    newline: str,
+    gate: Gate = SAFE_ONLY,
+    layout: Layout | None = None,
+    settled: dict[int, list[Finding]] | None = None,
+    plans: dict[int, AstPlan] | None = None,
 ) -> FileResult:
-    """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order."""
+    """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order. ``settled``: passes
+    already decided from the ast (their findings, on ``text``); ``plans``: the ast plans of passes that edit ``text``."""
+    settled = settled or {}
+    plans = plans or {}
+    original_suppressed = suppressions(text) if settled else {}
     result = FileResult(path=path, old=text, new=text)
     PARSES.count += 1
     try:
@@ -209,30 +247,49 @@ def _run_libcst(
     wrappers = Wrappers()
     wrappers.seed(module)
     for index, pass_ in enumerate(passes):
+        if id(pass_) in settled and code != text and _now_edits(pass_, code, plans):
+            del settled[id(pass_)]  # an earlier pass's edit gave it a site (passes chain): it runs on the new text
+            in_play.add(id(pass_))
+        if id(pass_) in settled:  # decided from the ast of the original text: no edit, these findings
+            sink = Sink(pass_.id, pass_.safety.value, original_suppressed)
+            result.findings.extend(f for f in settled[id(pass_)] if sink.allows(f.line))
+            continue
         if id(pass_) not in in_play:
             continue  # the precheck showed it has nothing to act on in the current text
         if not trigger_regex((pass_,)).search(code):
             continue
+        before, kept = module, wrappers.saved()
         try:
-            module, sink = apply_pass(module, pass_, suppressions(code), wrappers)
+            plan = plans.get(id(pass_)) if code == text else plans.pop(-id(pass_), None)
+            module, sink = apply_pass(module, pass_, suppressions(code), wrappers, plan)
         except Exception as exc:  # a bug in one pass must not lose the file or stop the run
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {one_line(exc)}"
             return result
-        if code != text and (sink.findings or sink.edits):  # an earlier pass changed the file: positions in the original
-            to_original = _line_map(code, text)
-            sink.findings = [replace(f, line=to_original(f.line)) for f in sink.findings]
-            sink.edits = [replace(e, line=to_original(e.line)) for e in sink.edits]
-        result.findings.extend(sink.findings)
-        if sink.edits:
-            new_code = module.code
-            if new_code != code:
-                result.edits.extend(sink.edits)
-                result.passes_applied.append(pass_.id)
-                code = new_code
-                if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
-                    later = passes[index + 1 :]
-                    in_play = _still_in_play(code, later, set(map(id, relevant_passes(code, later))))
+        # an earlier pass changed the file: positions go back to the original's lines
+        to_original = _line_map(code, text) if code != text and (sink.findings or sink.edits) else _same_line
+        later = passes[index + 1 :]
+        result.findings.extend(
+            replace(f, line=to_original(f.line), message=advice_for_target(f.message, later)) for f in sink.findings
+        )
+        if not sink.edits:
+            continue
+        new_code = module.code
+        if new_code == code:
+            continue
+        why = gate.holds_back(pass_)
+        if why is not None:  # the pass ran, but its edits are reported, not made: later passes see `code` as it was
+            result.findings.extend(gate.findings(pass_, why, sink.edits, code, new_code, to_original))
+            module = before
+            wrappers.restore(kept)
+            continue
+        result.edits.extend(replace(e, line=to_original(e.line)) for e in sink.edits)
+        result.passes_applied.append(pass_.id)
+        code = new_code
+        if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
+            in_play = set(map(id, relevant_passes(code, later)))
+    if code != text and layout is not None and layout.line_length:
+        code = reflow(module, text, layout).code
     if code != text:
         problem = verify(code)
         if problem is not None:
@@ -241,6 +298,25 @@ def _run_libcst(
             return result
     result.new = code
     return result
+
+
+def _now_edits(pass_: Pass, code: str, plans: dict[int, AstPlan]) -> bool:
+    """Whether ``pass_``, settled on the original text (no edit), plans an edit in ``code``, the text after earlier
+    passes; its plan for ``code`` is kept (under ``-id``) for its run."""
+    if pass_.analyse is None or not trigger_regex((pass_,)).search(code):
+        return False
+    try:
+        tree = ast_parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # cannot tell from the ast: let libcst decide
+    plan = pass_.analyse(code, tree)
+    if plan.has_edits:
+        plans[-id(pass_)] = plan
+    return plan.has_edits
+
+
+def _same_line(line: int) -> int:
+    return line
 
 
 def _line_map(seen: str, original: str) -> Callable[[int], int]:
@@ -323,16 +399,35 @@ class Wrappers:
             self._module, self._wrapper = module, MetadataWrapper(module)
         return self._wrapper
 
+    def saved(self) -> tuple[cst.Module | None, MetadataWrapper | None]:
+        return self._module, self._wrapper
+
+    def restore(self, state: tuple[cst.Module | None, MetadataWrapper | None]) -> None:
+        """Go back to a tree seen before (a held-back pass's input): its metadata is still valid, trees are immutable."""
+        self._module, self._wrapper = state
+
 
 def apply_pass(
     module: cst.Module,
     pass_: Pass,
     suppressed: dict[int, frozenset[str] | None],
     wrappers: Wrappers | None = None,
+    plan: AstPlan | None = None,
 ) -> tuple[cst.Module, Sink]:
-    """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports."""
+    """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports.
+
+    A pass that decides from the ast (``Pass.analyse``) reports its plan's findings (``plan``, when already made for
+    this text, else made here) and runs its transformer only when the plan has an edit."""
     wrappers = wrappers or Wrappers()
     sink = Sink(pass_.id, pass_.safety.value, suppressed)
+    if pass_.analyse is not None:
+        if plan is None:
+            code = module.code
+            plan = pass_.analyse(code, ast_parse(code))
+        sink.findings.extend(plan.findings)
+        if not plan.has_edits:
+            sink.findings = [f for f in sink.findings if sink.allows(f.line)]
+            return module, sink
     steps: list[type[PassTransformer]] = []
     custom_renames = pass_.transformer is not None and issubclass(pass_.transformer, RenameTransformer)
     if pass_.renames and not custom_renames:  # a RenameTransformer subclass applies the renames itself
@@ -345,15 +440,19 @@ def apply_pass(
         wrapper = wrappers.get(module)
         context = replace(CodemodContext(), wrapper=wrapper)
         transformer = step(context, pass_, sink)
+        transformer.plan = plan
         before_edits = len(sink.edits)
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
-        if AddImportsVisitor.CONTEXT_KEY in context.scratch:
+        added = AddImportsVisitor.CONTEXT_KEY in context.scratch
+        if added:
             new_module = AddImports(context, sink.protected).transform_module(new_module)
         scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY)
         if scheduled:
             new_module = drop_unused_imports(new_module, scheduled, sink.protected)
+        if added or issubclass(step, RenameTransformer):  # new or renamed imports go where isort would put them
+            new_module = place_imports(new_module, import_lines(module))
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]

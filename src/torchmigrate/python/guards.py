@@ -1,36 +1,223 @@
-"""Version guards: code under a torch version check or an import fallback is legacy on purpose."""
+"""Version guards: code under a check of *torch's* version, or in a torch import fallback, is legacy on purpose.
+
+Exactly these count (everything else — another package's ``__version__``, ``sys.version_info``, ``hasattr(self.cfg,
+…)``, ``getattr(config, …)`` — is ordinary code, and migrated):
+
+- a condition that reads torch's own version: ``torch.__version__`` or ``torch.version.*`` (any alias of ``torch``,
+  also inside ``packaging.version.parse(...)``, ``LooseVersion(...)``, ``digit_version(...)``), a name that says it is
+  torch's version or a comparison with it (``TORCH_VERSION``, ``torch_version()``, ``TORCH_GE_2_4``,
+  ``_TORCH_GREATER_EQUAL_2_1``, ``is_torch_version(">=", "2.4")``), or a module-level flag computed from one of those
+  (``_NEW_API = version.parse(torch.__version__) >= version.parse("2.4")``);
+- ``hasattr(obj, name)`` / ``getattr(obj, name, None)`` where ``obj`` is a torch module or object (``torch``,
+  ``torch.distributed``, ``dist`` for ``import torch.distributed as dist``, ``F.scaled_dot_product_attention``);
+- ``try`` / ``except (ImportError, ModuleNotFoundError, AttributeError)`` whose body imports from torch
+  (``from torch… import``, ``import torch.x``: not a bare ``import torch``, which checks that torch is installed), and
+  a ``try`` whose body only imports (one of them from torch), whatever it catches.
+"""
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
-from torchmigrate.python.helpers import code_of
+from torchmigrate.python.helpers import code_of, dotted_name
 
-VERSION_TEST = re.compile(
-    r"__version__|version|hasattr\s*\(|getattr\s*\(|TORCH_\w*(?:GE|GT|LT|LE|AT_LEAST|BEFORE|AFTER|\d)",
+__all__ = ["QualnameOf", "guarded_imports", "is_version_guard", "reads_torch_version", "version_flags"]
+
+QualnameOf = Callable[[cst.CSTNode], "str | None"]
+"""The import-based qualified name of a node (``torch.distributed`` for ``dist``), or ``None``."""
+
+# An identifier that names torch (not torchvision, torchaudio…) and a version or a version comparison.
+_TORCH_WORD = re.compile(r"(?:^|[^a-z])(?:py)?torch(?![a-z])", re.IGNORECASE)
+_VERSION_WORD = re.compile(
+    r"version|(?:^|_)(?:ge|gt|lt|le|eq|geq|leq)(?:_|\d|$)|greater|less|newer|older|at_?least|before|after|\d_\d",
     re.IGNORECASE,
 )
+_GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})
 
 
+def _names_torch_version(identifier: str) -> bool:
+    return bool(_TORCH_WORD.search(identifier) and _VERSION_WORD.search(identifier))
 
-GUARD_EXCEPTIONS = {"ImportError", "ModuleNotFoundError", "AttributeError"}
+
+def _resolve(node: cst.CSTNode, qualname: QualnameOf | None) -> str | None:
+    """``node``'s qualified name, or (without a resolver, or when it gives none) its spelling when that starts with
+    ``torch``."""
+    found = qualname(node) if qualname is not None else None
+    if found is not None:
+        return found
+    spelled = dotted_name(node)
+    return spelled if spelled is not None and (spelled == "torch" or spelled.startswith("torch.")) else None
 
 
+def _is_torch(name: str | None) -> bool:
+    return name is not None and (name == "torch" or name.startswith("torch."))
 
-def is_version_guard(node: cst.CSTNode) -> bool:
-    """A branch chosen by a torch version check, ``hasattr``, or an import/attribute fallback.
+
+class _Reads(cst.CSTVisitor):
+    def __init__(self, qualname: QualnameOf | None, flags: frozenset[str]) -> None:
+        super().__init__()
+        self.qualname = qualname
+        self.flags = flags
+        self.found = False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if self.found:
+            return False
+        name = _resolve(node, self.qualname)
+        if name is not None and (name == "torch.__version__" or name == "torch.version" or name.startswith("torch.version.")):
+            self.found = True
+        elif _names_torch_version(node.attr.value) or node.attr.value in self.flags:
+            self.found = True
+        return not self.found
+
+    def visit_Name(self, node: cst.Name) -> bool:
+        if not self.found and (node.value in self.flags or _names_torch_version(node.value)):
+            self.found = True
+        return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if self.found:
+            return False
+        if isinstance(node.func, cst.Name) and node.func.value in ("hasattr", "getattr") and node.args:
+            default_none = (
+                node.func.value == "hasattr"
+                or (len(node.args) == 3 and isinstance(node.args[2].value, cst.Name) and node.args[2].value.value == "None")
+            )
+            if default_none and _is_torch(_resolve(node.args[0].value, self.qualname)):
+                self.found = True
+                return False
+        return True
+
+
+def reads_torch_version(expression: cst.CSTNode, qualname: QualnameOf | None = None, flags: frozenset[str] = frozenset()) -> bool:
+    """Whether ``expression`` tests torch's version (or the presence of a torch API): see the module docstring.
+    ``flags``: module-level names known to hold such a test (:func:`version_flags`)."""
+    reads = _Reads(qualname, flags)
+    expression.visit(reads)
+    return reads.found
+
+
+def _module_statements(body: Iterable[cst.BaseStatement]) -> Iterable[cst.BaseSmallStatement]:
+    """The small statements that run at module level: top level, and in module-level ``if`` / ``try`` / ``with``
+    blocks (not in functions or classes)."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, (cst.If, cst.Try, cst.With)):
+            blocks: list[cst.BaseSuite] = [statement.body]
+            if isinstance(statement, cst.If) and statement.orelse is not None:
+                orelse = statement.orelse
+                blocks.append(orelse.body if isinstance(orelse, cst.Else) else cst.IndentedBlock(body=[orelse]))
+            if isinstance(statement, cst.Try):
+                blocks.extend(handler.body for handler in statement.handlers)
+                if statement.orelse is not None:
+                    blocks.append(statement.orelse.body)
+            for block in blocks:
+                if isinstance(block, cst.IndentedBlock):
+                    yield from _module_statements(block.body)
+                elif isinstance(block, cst.SimpleStatementSuite):
+                    yield from block.body
+
+
+def version_flags(module: cst.Module, qualname: QualnameOf | None = None) -> frozenset[str]:
+    """Module-level names assigned a torch version test: ``TORCH_2 = version.parse(torch.__version__).major >= 2``."""
+    flags: set[str] = set()
+    for small in _module_statements(module.body):
+        targets: list[cst.BaseExpression] = []
+        value: cst.BaseExpression | None = None
+        if isinstance(small, cst.Assign):
+            targets, value = [t.target for t in small.targets], small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            targets, value = [small.target], small.value
+        names = [t.value for t in targets if isinstance(t, cst.Name)]
+        if names and value is not None and reads_torch_version(value, qualname, frozenset(flags)):
+            flags.update(names)
+    return frozenset(flags)
+
+
+def _imports_torch(body: cst.BaseSuite) -> tuple[bool, bool]:
+    """(whether the block imports from torch, whether it holds nothing but imports)."""
+    statements = body.body if isinstance(body, cst.IndentedBlock) else [body]
+    torch_import, only_imports = False, True
+    for statement in statements:
+        smalls = statement.body if isinstance(statement, (cst.SimpleStatementLine, cst.SimpleStatementSuite)) else None
+        if smalls is None:
+            only_imports = False
+            continue
+        for small in smalls:
+            if isinstance(small, cst.Import):  # `import torch` alone is an availability check, not a version fallback
+                torch_import |= any((dotted_name(alias.name) or "").startswith("torch.") for alias in small.names)
+            elif isinstance(small, cst.ImportFrom):
+                module = dotted_name(small.module) if small.module is not None else None
+                torch_import |= not small.relative and _is_torch(module)
+            elif not isinstance(small, cst.Pass):
+                only_imports = False
+    return torch_import, only_imports
+
+
+def is_version_guard(node: cst.CSTNode, qualname: QualnameOf | None = None, flags: frozenset[str] = frozenset()) -> bool:
+    """A branch chosen by a check of torch's version or of a torch API's presence, or a torch import fallback.
 
     Code inside such a guard is legacy on purpose (it keeps older releases working), so passes leave it alone, as ruff
-    does for code behind ``sys.version_info`` checks.
+    does for code behind ``sys.version_info`` checks. ``qualname`` resolves names through the file's imports (without
+    it, only names spelled ``torch…`` are taken for torch); ``flags`` are the module's version flags.
     """
     if isinstance(node, (cst.If, cst.IfExp)):
-        return bool(VERSION_TEST.search(code_of(node.test)))
+        return reads_torch_version(node.test, qualname, flags)
     if isinstance(node, cst.Try):
+        torch_import, only_imports = _imports_torch(node.body)
+        if not torch_import:
+            return False
+        if only_imports:
+            return True
         for handler in node.handlers:
-            if handler.type is not None:
-                names = set(re.findall(r"[A-Za-z_]\w*", code_of(handler.type)))
-                if names & GUARD_EXCEPTIONS:
-                    return True
+            if handler.type is not None and set(re.findall(r"[A-Za-z_]\w*", code_of(handler.type))) & _GUARD_EXCEPTIONS:
+                return True
     return False
+
+
+def guarded_imports(module: cst.Module, is_guard: Callable[[cst.CSTNode], bool]) -> dict[int, frozenset[str]]:
+    """The import statements inside version guards (by ``id``) with the names they bind: code that uses those names
+    relies on the guard's choice, so passes leave it alone. Statements are walked, never expressions."""
+    found: dict[int, frozenset[str]] = {}
+
+    def visit(node: cst.CSTNode, guarded: bool) -> None:
+        if isinstance(node, (cst.Import, cst.ImportFrom)):
+            if guarded and not isinstance(node.names, cst.ImportStar):
+                found[id(node)] = frozenset(_bound(alias, isinstance(node, cst.Import)) for alias in node.names)
+            return
+        if not guarded and isinstance(node, (cst.If, cst.Try)) and is_guard(node):
+            guarded = True
+        for child in node.children:
+            if not isinstance(child, cst.BaseExpression):
+                visit(child, guarded)
+
+    visit(module, False)
+    return found
+
+
+def _bound(alias: cst.ImportAlias, straight: bool) -> str:
+    if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+        return alias.asname.name.value
+    name = dotted_name(alias.name) or ""
+    return name.split(".")[0] if straight else name
+
+
+def is_version_guard_ast(node: ast.AST) -> bool:
+    """:func:`is_version_guard` for the stdlib ``ast`` (passes that decide from the ``ast``: ``Pass.analyse``), by the
+    same rule: the statement is spelled again by ``ast.unparse`` and judged by the libcst rule (without import-based
+    qualified names or module-level flags, so a guard read through an alias such as ``dist`` is missed)."""
+    try:
+        if isinstance(node, (ast.If, ast.IfExp)):
+            statement = cst.parse_statement(f"if {ast.unparse(node.test)}:\n    pass\n")
+        elif isinstance(node, ast.Try):
+            statement = cst.parse_statement(ast.unparse(node) + "\n")
+        else:
+            return False
+    except (RecursionError, cst.ParserSyntaxError, ValueError):  # too deep to spell, or not spelled back: no guard
+        return False
+    return is_version_guard(statement)

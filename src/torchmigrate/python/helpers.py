@@ -90,8 +90,16 @@ def without_args(call: cst.Call, names: Iterable[str]) -> list[cst.Arg]:
 
 
 
-def fix_commas(args: Sequence[cst.Arg]) -> list[cst.Arg]:
-    """Re-punctuate an argument list after arguments were added or removed."""
+def fix_commas(args: Sequence[cst.Arg], like: cst.Call | Sequence[cst.Arg] | None = None) -> list[cst.Arg]:
+    """Re-punctuate an argument list after arguments were added, removed or moved.
+
+    With ``like`` (the call, or the argument list, the new list was made from) the new list keeps that list's layout:
+    arguments one per line stay one per line, at the same indent, with a trailing comma when it had one; the line
+    break before the closing bracket stays before it; comments stay with their argument. Without ``like`` (or for a
+    list written on one line) arguments are separated by ``", "`` and the last one has no comma."""
+    reference = like.args if isinstance(like, cst.Call) else like
+    if reference and _is_multiline(reference, like if isinstance(like, cst.Call) else None):
+        return _relayout(args, reference, like if isinstance(like, cst.Call) else None)
     out = []
     for i, a in enumerate(args):
         last = i == len(args) - 1
@@ -113,6 +121,133 @@ def _comma_has_newline(comma: cst.Comma) -> bool:
 
 
 
+def _breaks(ws: cst.BaseParenthesizableWhitespace | cst.MaybeSentinel) -> bool:
+    return isinstance(ws, cst.ParenthesizedWhitespace)
+
+
+
+def _is_multiline(args: Sequence[cst.Arg], call: cst.Call | None) -> bool:
+    if call is not None and _breaks(call.whitespace_before_args):
+        return True
+    return _breaks(args[-1].whitespace_after_arg) or any(
+        isinstance(a.comma, cst.Comma) and _breaks(a.comma.whitespace_after) for a in args
+    )
+
+
+
+def _plain(ws: cst.BaseParenthesizableWhitespace) -> cst.BaseParenthesizableWhitespace:
+    """``ws`` without its comment and blank lines: a line break (and indent) to copy elsewhere."""
+    if isinstance(ws, cst.ParenthesizedWhitespace):
+        return ws.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=[])
+    return ws
+
+
+
+def _line_end(ws: cst.BaseParenthesizableWhitespace | cst.MaybeSentinel) -> cst.TrailingWhitespace | None:
+    """The end of the line ``ws`` breaks (the comment on it), or ``None`` when ``ws`` breaks no line."""
+    return ws.first_line if isinstance(ws, cst.ParenthesizedWhitespace) else None
+
+
+
+def _relayout(args: Sequence[cst.Arg], reference: Sequence[cst.Arg], call: cst.Call | None) -> list[cst.Arg]:
+    """``args`` punctuated in the multi-line layout of ``reference`` (see :func:`fix_commas`).
+
+    The list keeps its closing punctuation (a trailing comma or not, the line break before the bracket and the comment
+    lines above it); separators of new neighbours copy the list's last separator; each kept argument keeps the comment
+    at the end of its line, and a dropped argument takes its own with it."""
+    last_ref = reference[-1]
+    tail_comma = last_ref.comma if isinstance(last_ref.comma, cst.Comma) else None
+    tail = tail_comma.whitespace_after if tail_comma is not None else last_ref.whitespace_after_arg
+    if len(reference) >= 2 and isinstance(reference[-2].comma, cst.Comma):
+        separator = reference[-2].comma.with_changes(whitespace_after=_plain(reference[-2].comma.whitespace_after))
+    elif tail_comma is not None and call is not None and _breaks(call.whitespace_before_args):
+        separator = cst.Comma(whitespace_after=_plain(call.whitespace_before_args))  # `f(\n    a,\n)`: one per line
+    else:
+        separator = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    one_per_line = _breaks(separator.whitespace_after)
+    position = {id(a.value): i for i, a in enumerate(reference)}
+    old_last = len(reference) - 1
+    out: list[cst.Arg] = []
+    for i, a in enumerate(args):
+        j = position.get(id(a.value))
+        if i == len(args) - 1:
+            if j == old_last:
+                end = _line_end(tail)
+            else:  # a new argument has no comment; an old one keeps the comment at the end of its line
+                own_comma = reference[j].comma if j is not None else None
+                end = _line_end(own_comma.whitespace_after) if isinstance(own_comma, cst.Comma) else None
+            if end is None and not one_per_line:
+                end = _line_end(tail)  # the arguments share the line that the comment ends
+            ws = tail
+            if isinstance(ws, cst.ParenthesizedWhitespace):
+                ws = ws.with_changes(first_line=end or cst.TrailingWhitespace())
+            if tail_comma is not None:
+                closing = tail_comma.with_changes(whitespace_after=ws)
+                out.append(a.with_changes(comma=closing, whitespace_after_arg=cst.SimpleWhitespace("")))
+            else:
+                out.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=ws))
+            continue
+        own = reference[j].comma if j is not None and j < old_last else None
+        if isinstance(own, cst.Comma):
+            comma = own  # a separator of the old list (with the comment on it) stays
+        elif j == old_last and one_per_line:  # the old last argument keeps the comment at the end of its line
+            end = _line_end(tail)
+            sep_ws = separator.whitespace_after
+            if end is not None and isinstance(sep_ws, cst.ParenthesizedWhitespace):
+                sep_ws = sep_ws.with_changes(first_line=end)
+            comma = separator.with_changes(whitespace_after=sep_ws)
+        else:
+            comma = separator
+        out.append(a.with_changes(comma=comma, whitespace_after_arg=cst.SimpleWhitespace("")))
+    return out
+
+
+
+def keep_layout(new: cst.Call, reference: cst.Call) -> cst.Call:
+    """``new`` (a call made from ``reference``'s arguments) with the layout of ``reference``'s argument list."""
+    if not reference.args or not new.args or not _is_multiline(reference.args, reference):
+        return new
+    args = _relayout(new.args, reference.args, reference)
+    changes: dict[str, object] = {"args": args}
+    if not _breaks(new.whitespace_before_args):
+        changes["whitespace_before_args"] = reference.whitespace_before_args
+    return new.with_changes(**changes)
+
+
+
+def keep_layout_in(result: cst.BaseExpression, reference: cst.Call) -> cst.BaseExpression:
+    """``result`` (a call rewriter's replacement for ``reference``) with the layout of ``reference``'s arguments given
+    to the call in ``result`` that took them over (``result`` itself, or a call inside it such as the
+    ``export(m, args)`` of ``export(m, args).run_decompositions()``)."""
+    if not reference.args or not _is_multiline(reference.args, reference):
+        return result
+    values = {id(a.value) for a in reference.args}
+
+    def shared(call: cst.Call) -> int:
+        return sum(id(a.value) in values for a in call.args)
+
+    if isinstance(result, cst.Call) and shared(result):
+        return keep_layout(result, reference)
+    finder = _CallFinder()
+    result.visit(finder)
+    best = max(finder.calls, key=shared, default=None)
+    if best is None or not shared(best):
+        return result
+    replaced = result.deep_replace(best, keep_layout(best, reference))
+    return replaced if isinstance(replaced, cst.BaseExpression) else result
+
+
+
+class _CallFinder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+
 def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
     return cst.Arg(
         keyword=cst.Name(name),
@@ -123,9 +258,15 @@ def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 
 def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression | str) -> cst.Call:
-    """``call`` with ``name=value`` appended (a string is taken as a name, e.g. ``"True"``), commas mended."""
+    """``call`` with ``name=value`` appended (a string is taken as a name, e.g. ``"True"``), in the call's layout."""
     expr = cst.Name(value) if isinstance(value, str) else value
-    return call.with_changes(args=fix_commas([*call.args, make_kwarg(name, expr)]))
+    return call.with_changes(args=fix_commas([*call.args, make_kwarg(name, expr)], like=call))
+
+
+
+def without_kwargs(call: cst.Call, names: Iterable[str]) -> cst.Call:
+    """``call`` without the keyword arguments ``names``, in the call's layout."""
+    return call.with_changes(args=fix_commas(without_args(call, names), like=call))
 
 
 
@@ -190,3 +331,23 @@ def bind(call: cst.Call, params: Sequence[str]) -> Bound:
         else:
             unknown.append(a)
     return Bound(bound, tuple(extra), tuple(unknown), star)
+
+
+
+_PRIMARY = (
+    cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Dict, cst.Set, cst.ListComp, cst.SetComp, cst.DictComp
+)
+
+
+def as_receiver(node: cst.BaseExpression) -> cst.BaseExpression:
+    """``node`` as the value of an attribute access (``node.attr``): wrapped in parentheses unless it is a primary
+    expression already (``a + b`` → ``(a + b)``, so that ``(a + b).detach()`` keeps its meaning)."""
+    if isinstance(node, _PRIMARY) or node.lpar:
+        return node
+    return node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+
+def method_call(receiver: cst.BaseExpression, method: str, *args: cst.Arg) -> cst.Call:
+    """``receiver.method(args)``, the receiver parenthesized where it must be."""
+    return cst.Call(func=cst.Attribute(value=as_receiver(receiver), attr=cst.Name(method)), args=fix_commas(list(args)))

@@ -7,17 +7,18 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
+from torchmigrate.python.guards import is_version_guard
 from torchmigrate.python.helpers import code_of, dotted_name
 from torchmigrate.python.precheck import ast_chain, ast_parse
 
-__all__ = ["AddImports", "ScheduledImport", "drop_unused_imports"]
+__all__ = ["AddImports", "ScheduledImport", "drop_unused_imports", "import_lines", "place_imports"]
 
 
 class AddImports(AddImportsVisitor):
@@ -80,6 +81,51 @@ class _DropImports(cst.CSTTransformer):
         super().__init__()
         self.drop = drop
         self.protected = protected
+        self.removed: set[int] = set()  # statement lines removed whole (their blank lines and comments move on)
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, cst.BaseExpression):
+            return False
+        if isinstance(node, (cst.If, cst.Try)) and is_version_guard(node):
+            return False  # a version-gated import block is left as it is
+        return super().on_visit(node)
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine | cst.RemovalSentinel:
+        if original_node.body and not updated_node.body:
+            self.removed.add(id(original_node))
+            return cst.RemoveFromParent()
+        return updated_node
+
+    def _carry(
+        self, original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement]
+    ) -> list[cst.BaseStatement] | None:
+        """``updated`` with the leading lines of removed statements given to the statement after them, so that the
+        blank line before an import section (or a comment) is not lost with the import that followed it."""
+        if not self.removed or not any(id(s) in self.removed for s in original):
+            return None
+        out: list[cst.BaseStatement] = []
+        carried: list[cst.EmptyLine] = []
+        remaining = iter(updated)
+        for statement in original:
+            if id(statement) in self.removed and isinstance(statement, cst.SimpleStatementLine):
+                carried.extend(statement.leading_lines)
+                continue
+            kept = next(remaining)
+            if carried and isinstance(kept, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                own = list(kept.leading_lines)
+                if any(line.comment is None for line in own):  # it has blank lines of its own: no more of them
+                    carried = [line for line in carried if line.comment is not None]
+                kept = kept.with_changes(leading_lines=[*carried, *own])
+                carried = []
+            out.append(kept)
+        out.extend(remaining)
+        return out
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        body = self._carry(original_node.body, updated_node.body)
+        return updated_node if body is None else updated_node.with_changes(body=body)
 
     def _keep(self, names: Sequence[cst.ImportAlias], module: str | None) -> list[cst.ImportAlias]:
         kept = []
@@ -118,4 +164,173 @@ class _DropImports(cst.CSTTransformer):
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         if not updated_node.body:  # a function whose only statement was the import
             return updated_node.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-        return updated_node
+        body = self._carry(original_node.body, updated_node.body)
+        return updated_node if body is None else updated_node.with_changes(body=body)
+
+
+# --- where a new or renamed import goes: isort / ruff order among its neighbours -------------------------------------
+
+
+def import_lines(module: cst.Module) -> frozenset[tuple[bool, str]]:
+    """What every import statement line of ``module`` (any depth) imports from: ``(straight import, module)``, to tell
+    later which import lines a pass added or pointed at another module."""
+    collector = _ImportLines()
+    module.visit(collector)
+    return frozenset(collector.lines)
+
+
+class _ImportLines(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: set[tuple[bool, str]] = set()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        if _single_import(node) is not None:
+            self.lines.add(_module_of(node))
+        return False  # never into expressions
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        return False
+
+
+def _single_import(statement: cst.CSTNode) -> cst.Import | cst.ImportFrom | None:
+    if isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1:
+        small = statement.body[0]
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            return small
+    return None
+
+
+def place_imports(module: cst.Module, before: frozenset[tuple[bool, str]]) -> cst.Module:
+    """``module`` with each import statement whose module is not in ``before`` (new, or renamed by a pass) moved to where
+    isort's and ruff's order puts it among its neighbours: into the section (a run of imports between blank lines)
+    that imports from the same top-level package, at its sorted place — as long as that section was sorted
+    (``import x`` before ``from x import``, or by module only, as ``force-sort-within-sections`` does). Imports the pass
+    did not touch never move; a section that was not sorted keeps its order."""
+    return module.visit(_PlaceImports(before))
+
+
+class _PlaceImports(cst.CSTTransformer):
+    def __init__(self, before: frozenset[tuple[bool, str]]) -> None:
+        super().__init__()
+        self.before = before
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False
+
+    def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
+        return False
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        body = _placed(updated_node.body, self.before)
+        return updated_node if body is None else updated_node.with_changes(body=body)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        body = _placed(updated_node.body, self.before)
+        return updated_node if body is None else updated_node.with_changes(body=body)
+
+
+def _placed(body: Sequence[cst.BaseStatement], before: frozenset[tuple[bool, str]]) -> list[cst.BaseStatement] | None:
+    """``body`` with the touched imports of each import area placed, or ``None`` when nothing moves."""
+    out: list[cst.BaseStatement] = []
+    moved = False
+    index = 0
+    while index < len(body):
+        if _single_import(body[index]) is None:
+            out.append(body[index])
+            index += 1
+            continue
+        end = index
+        while end < len(body) and _single_import(body[end]) is not None:
+            end += 1
+        area = [s for s in body[index:end] if isinstance(s, cst.SimpleStatementLine)]
+        placed = _place_area(area, before)
+        if placed is not None:
+            moved = True
+            out.extend(placed)
+        else:
+            out.extend(area)
+        index = end
+    return out if moved else None
+
+
+def _is_blank(line: cst.EmptyLine) -> bool:
+    return line.comment is None
+
+
+def _sections(area: list[cst.SimpleStatementLine]) -> list[list[cst.SimpleStatementLine]]:
+    sections: list[list[cst.SimpleStatementLine]] = []
+    for statement in area:
+        if not sections or any(_is_blank(line) for line in statement.leading_lines):
+            sections.append([statement])
+        else:
+            sections[-1].append(statement)
+    return sections
+
+
+def _module_of(statement: cst.SimpleStatementLine) -> tuple[bool, str]:
+    """(a straight ``import``, the module it names) of an import statement line."""
+    node = _single_import(statement)
+    if isinstance(node, cst.Import):
+        return True, dotted_name(node.names[0].name) or ""
+    assert isinstance(node, cst.ImportFrom)
+    dots = "." * len(node.relative)
+    return False, dots + ((dotted_name(node.module) or "") if node.module is not None else "")
+
+
+def _natural(text: str) -> tuple[tuple[int, int | str], ...]:
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in re.findall(r"\d+|\D+", text.lower()))
+
+
+def _key_straight_first(statement: cst.SimpleStatementLine) -> tuple[object, ...]:
+    straight, module = _module_of(statement)
+    return (0 if straight else 1, _natural(module))
+
+
+def _key_by_module(statement: cst.SimpleStatementLine) -> tuple[object, ...]:
+    straight, module = _module_of(statement)
+    return (_natural(module), 0 if straight else 1)
+
+
+def _root(statement: cst.SimpleStatementLine) -> str:
+    module = _module_of(statement)[1]
+    return "" if module.startswith(".") else module.split(".")[0]
+
+
+def _is_sorted(section: list[cst.SimpleStatementLine], key: Callable[[cst.SimpleStatementLine], tuple[object, ...]]) -> bool:
+    keys = [key(s) for s in section]
+    return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
+
+
+def _place_area(area: list[cst.SimpleStatementLine], before: frozenset[tuple[bool, str]]) -> list[cst.SimpleStatementLine] | None:
+    touched_ids = {id(s) for s in area if _module_of(s) not in before}
+    if not touched_ids or len(touched_ids) == len(area):
+        return None
+    sections = _sections(area)
+    lead = [list(section[0].leading_lines) for section in sections]  # blank lines and comments before a section
+    own = {id(s): list(s.leading_lines) if k else [] for section in sections for k, s in enumerate(section)}
+    home = {id(s): n for n, section in enumerate(sections) for s in section}
+    kept = [[s for s in section if id(s) not in touched_ids] for section in sections]
+    for statement in (s for s in area if id(s) in touched_ids):
+        root = _root(statement)
+        target = home[id(statement)]
+        if root and not any(_root(s) == root for s in kept[target]):
+            target = next((n for n, section in enumerate(kept) if any(_root(s) == root for s in section)), target)
+        section = kept[target]
+        key = _key_straight_first if _is_sorted(section, _key_straight_first) else _key_by_module
+        if not _is_sorted(section, key):
+            return None  # an unsorted section: every import stays where the pass put it
+        position = next((n for n, other in enumerate(section) if key(statement) < key(other)), len(section))
+        section.insert(position, statement)
+    out: list[cst.SimpleStatementLine] = []
+    for n, section in enumerate(kept):
+        if not section:
+            if any(not _is_blank(line) for line in lead[n]):
+                return None  # a section emptied: its comment would have nowhere to go
+            continue
+        for k, statement in enumerate(section):
+            lines = [*(lead[n] if k == 0 else []), *own[id(statement)]]
+            out.append(statement if list(statement.leading_lines) == lines else statement.with_changes(leading_lines=lines))
+    if len(out) != len(area) or all(a is b for a, b in zip(out, area, strict=True)):
+        return None
+    return out

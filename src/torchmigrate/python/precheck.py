@@ -12,7 +12,9 @@ file goes through three gates, each cheaper than the next is expensive:
      ``QualifiedNameProvider``: every import anywhere in the file counts, whatever its scope); or
    - it has a custom transformer, and one of its trigger words occurs in code (not in a comment or docstring; other
      string literals count, since a transformer may read them). A pass may narrow this by declaring
-     ``qualnames=frozenset({...})``: the qualified names it acts on, matched like the declarative passes.
+     ``qualnames=frozenset({...})``: the qualified names it acts on, matched like the declarative passes, and a
+     ``method_filter``: a test of a call (whatever its callee) that keeps the pass in play (``x.norm()``, not
+     ``self.norm(x)``).
 3. **libcst** parse and metadata, only for files with at least one pass in play, and only for the passes in play.
 
 It never skips a file a pass would change: a file ``ast`` cannot parse, or a pass whose trigger words are not plain
@@ -67,6 +69,20 @@ def statement_start(node: ast.AST) -> int:
     return start
 
 
+def _nested_imports(node: ast.AST) -> Iterator[ast.AST]:
+    """The import statements anywhere in the bodies of a compound statement (statements only, never expressions)."""
+    stack: list[ast.AST] = [node]
+    while stack:
+        current = stack.pop()
+        for name, value in ast.iter_fields(current):
+            if name in _BODIES or name == "cases":
+                for child in value:
+                    if type(child) is ast.Import or type(child) is ast.ImportFrom:
+                        yield child
+                    elif isinstance(child, ast.AST):
+                        stack.append(child)  # a nested compound statement, handler or match case
+
+
 def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
     """Every node of ``tree`` (``lines=None``), or only the nodes of the statements that span one of ``lines``
     (sorted) — the lines where a trigger word occurs — plus the module's own import statements. A statement that spans
@@ -94,7 +110,9 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
         end = node.end_lineno or start  # type: ignore[attr-defined]
         index = bisect_left(lines, start)
         if not (index < len(lines) and lines[index] <= end):
-            continue  # no trigger word anywhere in it: nothing inside can matter
+            if kind in _COMPOUND:  # no trigger word in it, but its imports (`try: import torch`) bind names all the same
+                yield from _nested_imports(node)
+            continue  # no trigger word anywhere in it: nothing else inside can matter
         if kind not in _COMPOUND:
             yield from ast.walk(node)
             continue
@@ -405,6 +423,10 @@ def pass_targets(pass_: Pass) -> frozenset[str] | None:
     return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(pass_.qualnames or ())
 
 
+def _spelled_in_strings(scanned: Scan, targets: frozenset[str]) -> bool:
+    return _references_names((text for text in scanned.strings if "." in text and " " not in text), targets)
+
+
 def _references(scanned: Scan, targets: frozenset[str]) -> bool:
     return _references_names(scanned.qualnames, targets)
 
@@ -520,12 +542,20 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     out = []
     for pass_ in passes:
         targets = pass_targets(pass_)
+        if pass_.method_filter is not None:
+            if any(pass_.method_filter(call) for call in scanned.calls):
+                out.append(pass_)
+                continue
+            if targets is None:
+                continue
         if targets is not None:
             aliased = limited and _binds_a_prefix(scanned, pass_, targets)
             if aliased or (
                 _references(scanned, targets) and (pass_.call_filter is None or _filtered_hit(scanned, pass_, targets, limited))
             ):
                 out.append(pass_)
+            elif pass_.renames and _spelled_in_strings(scanned, frozenset(pass_.renames)):
+                out.append(pass_)  # a renamed path spelled in a string: mock.patch("torch.x.old"), import_module(...)
             continue
         regex = _word_regex(pass_.triggers)
         if regex is None:  # triggers that are not words (``import amp``): a match on a line of code will do

@@ -29,18 +29,19 @@ from libcst.metadata import (
 )
 
 from torchmigrate.core.results import Edit, Finding
-from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.guards import guarded_imports, is_version_guard, version_flags
 from torchmigrate.python.helpers import (
     build_attrs,
     build_dotted,
     chain_root,
     code_of,
     dotted_name,
-    fix_commas,
+    keep_layout_in,
     kwarg,
     module_part,
-    without_args,
+    without_kwargs,
 )
+from torchmigrate.python.starargs import StarKeys, star_keys
 
 _UNDEFINED: Any = object()
 _M = TypeVar("_M")
@@ -159,6 +160,8 @@ class PassTransformer(ContextAwareTransformer):
     # Resolved on first use only: most files that reach libcst need few positions or parents, and each provider is a
     # whole extra visit of the tree (PositionProvider alone costs about a third of the scope analysis).
     LAZY_METADATA = (PositionProvider, ParentNodeProvider)
+    # The plan of a pass that decides from the stdlib ast (``Pass.analyse``), set by the engine before the visit.
+    plan: Any = None
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         # Not ContextAwareTransformer.__init__: its matcher-decorator support inspects every member of the class on
@@ -172,6 +175,9 @@ class PassTransformer(ContextAwareTransformer):
         self._global_names: set[str] | None = None
         self._module_imports: list[tuple[str, str]] | None = None
         self._removed: list[cst.SimpleStatementLine] = []
+        self._version_flags: frozenset[str] | None = None
+        self._guarded_imports: dict[int, frozenset[str]] | None = None
+        self._guarded_names: frozenset[str] = frozenset()
 
     def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
         if key in self.LAZY_METADATA and key not in self.metadata:
@@ -200,11 +206,21 @@ class PassTransformer(ContextAwareTransformer):
 
     # Guarded legacy code is skipped whole.
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if is_version_guard(node):
+        if isinstance(node, self._GUARDS) and self.is_guard(node):
             return False
         if self.sink.suppressed and isinstance(node, (cst.Import, cst.ImportFrom)) and not self.allowed(node):
             self.sink.protected.add(code_of(node))
         return cst.CSTTransformer.on_visit(self, node)
+
+    _GUARDS = (cst.If, cst.IfExp, cst.Try)
+
+    def is_guard(self, node: cst.CSTNode) -> bool:
+        """Whether ``node`` is a torch version guard (:mod:`torchmigrate.python.guards`): names resolve through the
+        file's imports, and the module's version flags (``TORCH_2 = version.parse(torch.__version__) >= …``) count."""
+        if self._version_flags is None:
+            module = self.context.module
+            self._version_flags = version_flags(module, self.qualname) if module is not None else frozenset()
+        return is_version_guard(node, self.qualname, self._version_flags)
 
     # Suppression comments are enforced here for every pass, also for transformers that forget to ask ``allowed``:
     # a rewrite of a node on a suppressed line is undone, with the edits, imports and removals it scheduled.
@@ -240,7 +256,27 @@ class PassTransformer(ContextAwareTransformer):
         found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
         if len(found) != 1:
             return None
+        if self._bound_under_guard(node):
+            return None  # bound by an import under a version guard: code using it relies on the guard's choice
         return found.pop()
+
+    def _bound_under_guard(self, node: cst.CSTNode) -> bool:
+        """Whether the name at the root of ``node`` is bound by an import inside a version guard (``try: from
+        torch.cuda.amp import autocast`` / ``except ImportError: ...``)."""
+        if self._guarded_imports is None:
+            self._guarded_imports = {}  # while the scan below resolves names itself
+            module = self.context.module
+            found = guarded_imports(module, self.is_guard) if module is not None else {}
+            self._guarded_imports, self._guarded_names = found, frozenset().union(*found.values())
+        if not self._guarded_names:
+            return False
+        root = chain_root(node)
+        if root is None or root.value not in self._guarded_names:
+            return False
+        scope = self.get_metadata(ScopeProvider, root, None)
+        if scope is None:
+            return False
+        return any(id(getattr(assignment, "node", None)) in self._guarded_imports for assignment in scope[root.value])
 
     def position(self, node: cst.CSTNode) -> tuple[int, int]:
         try:
@@ -268,7 +304,7 @@ class PassTransformer(ContextAwareTransformer):
 
     def edited(self, node: cst.CSTNode, message: str) -> None:
         line, col = self.position(node)
-        self.sink.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value))
+        self.sink.edits.append(Edit(line, col, self.pass_.id, message, self.pass_.safety.value, self.pass_.note_for_edits))
 
     # -- references to new APIs --
     def global_names(self) -> set[str]:
@@ -374,6 +410,7 @@ class PassTransformer(ContextAwareTransformer):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self._removed:
             body, carry = self._drop_removed(updated_node.body)
+            carry = [line for line in carry if line.comment is not None]  # no blank lines at the end of the file (W391)
             return updated_node.with_changes(body=body, footer=[*carry, *updated_node.footer])
         return updated_node
 
@@ -404,6 +441,7 @@ class PassTransformer(ContextAwareTransformer):
         result = rewrite(updated_node, ctx)
         if result is None or result.deep_equals(updated_node):
             return updated_node
+        result = keep_layout_in(result, updated_node)  # arguments one per line stay so, whatever the rewriter built
         self.edited(original_node, ctx.message or f"{name} → migrated")
         self.drop_imports_of(original_node.func)
         return result
@@ -449,6 +487,10 @@ class CallContext:
     def qualname_of(self, node: cst.CSTNode) -> str | None:
         """Qualified name of a node of the *original* call (``ctx.original.args[i].value`` and below)."""
         return self.transformer.qualname(node)
+
+    def star_keys(self) -> StarKeys:
+        """The keyword names the call's ``**kwargs`` visibly set (a dict built in the same function)."""
+        return star_keys(self.transformer, self.original)
 
     def parent(self, node: cst.CSTNode | None = None) -> cst.CSTNode | None:
         return self.transformer.get_metadata(ParentNodeProvider, node or self.original, None)
@@ -504,4 +546,4 @@ class RemoveConfigOption(PassTransformer):
         if kwarg(updated_node, self.OPTION) is None or not self.allowed(original_node):
             return result
         self.edited(original_node, f"dropped {self.OPTION}= from {self.CONFIG_MODULE}.patch ({self.WHY})")
-        return updated_node.with_changes(args=fix_commas(without_args(updated_node, [self.OPTION])))
+        return without_kwargs(updated_node, [self.OPTION])

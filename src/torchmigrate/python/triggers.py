@@ -78,7 +78,8 @@ def _word_index(words: tuple[str, ...]) -> _WordIndex:
 
 
 def triggered(text: str, passes: Sequence[Pass]) -> list[Pass]:
-    """The passes (order kept) one of whose trigger words occurs in ``text``, in one scan of the text for all.
+    """The passes (order kept) one of whose trigger words occurs in ``text`` (and whose ``text_filter``, if any, lets
+    the text through), in one scan of the text for all.
 
     The scan reports, at each position it reaches, the longest word starting there (the trie has one branch per next
     character and greedy optional tails). A word occurs iff it lies inside a reported match, or starts inside one and
@@ -92,7 +93,7 @@ def triggered(text: str, passes: Sequence[Pass]) -> list[Pass]:
         present |= inside
         maybe |= across
     present |= {w for w in maybe - present if w in text}
-    return [p for p in passes if not present.isdisjoint(p.triggers)]
+    return [p for p in passes if not present.isdisjoint(p.triggers) and (p.text_filter is None or p.text_filter(text))]
 
 
 

@@ -6,9 +6,10 @@ own ``.gitignore`` (``*``), so it never shows up in ``git status``; discovery sk
 
 What: one SQLite table, one row per (file path relative to the root, options fingerprint), holding the SHA-256 of
 (tool fingerprint, options fingerprint, the file's bytes) and the result. A row is used only when that hash matches, so
-a cached "no change" is valid only for the same bytes, the same options (target, start release, pass set) and the
-same tool: its fingerprint covers the torchmigrate version, the source of every module and pass, libcst's version and
-the Python version. Keying rows by path keeps the cache as large as the tree (an edited file replaces its row).
+a cached "no change" is valid only for the same bytes, the same options (target, start release, pass set, unsafe
+fixes, support floor) and the same tool: its fingerprint covers the torchmigrate version, the source of every module
+and pass, libcst's version and the Python version. Keying rows by path keeps the cache as large as the tree (an edited
+file replaces its row).
 A cache that cannot be opened or written is switched off for the run; a damaged row is a miss. Never wrong, at worst slow.
 """
 
@@ -25,13 +26,13 @@ from typing import Any
 
 from torchmigrate.core.about import __version__
 from torchmigrate.core.registry import Options
-from torchmigrate.core.results import Edit, FileResult, Finding
+from torchmigrate.core.results import Edit, FileResult, Finding, Fix
 from torchmigrate.run.files import relative_posix
 
 __all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "tool_fingerprint"]
 
 CACHE_DIR = ".torchmigrate_cache"
-_SCHEMA = 2
+_SCHEMA = 3
 
 
 def project_root(path: Path) -> Path:
@@ -71,8 +72,10 @@ def options_fingerprint(options: Options) -> str:
     select = "*" if options.select is None else ",".join(sorted(options.select))
     ignore = ",".join(sorted(options.ignore))
     unsafe = "unsafe" if options.unsafe_fixes else "safe"
-    floor = options.project_floor or "-"
-    return hashlib.sha256(f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}|{floor}".encode()).hexdigest()[:32]
+    floor = f"{options.project_floor or '-'}|{options.min_torch}|{options.min_torch_kind}|{options.min_torch_source}"
+    layout = f"{options.layout.line_length}|{options.layout.formatter}"
+    key = f"{options.to}|{options.from_}|{select}|{ignore}|{unsafe}|{floor}|{layout}"
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
 
 
 @cache
@@ -96,8 +99,11 @@ def encode_result(result: FileResult) -> str:
             "enc": result.encoding,
             "new": result.new if result.changed else None,
             "applied": result.passes_applied,
-            "edits": [[e.line, e.col, e.pass_id, e.message, e.safety] for e in result.edits],
-            "findings": [[f.line, f.col, f.pass_id, f.message] for f in result.findings],
+            "edits": [[e.line, e.col, e.pass_id, e.message, e.safety, e.note] for e in result.edits],
+            "findings": [
+                [f.line, f.col, f.pass_id, f.message, f.fix.to_dict() if f.fix is not None else None]
+                for f in result.findings
+            ],
             "error": result.error,
         },
         ensure_ascii=False,
@@ -112,7 +118,7 @@ def decode_result(value: str, path: str, data: bytes) -> FileResult:
         encoding=raw["enc"],
         passes_applied=list(raw["applied"]),
         edits=[Edit(*e) for e in raw["edits"]],
-        findings=[Finding(*f) for f in raw["findings"]],
+        findings=[Finding(f[0], f[1], f[2], f[3], Fix.from_dict(f[4]) if f[4] is not None else None) for f in raw["findings"]],
         error=raw["error"],
     )
     if raw["new"] is not None:

@@ -9,6 +9,8 @@ ignore = ["hub-trust-repo"]       # never run these
 exclude = ["third_party/"]        # gitignore-style patterns, relative to this file's folder
 extend-exclude = ["*_pb2.py"]     # added to `exclude` (and to --exclude)
 per-file-ignores = { "tests/**" = ["export-for-training"] }
+unsafe-fixes = true               # also apply review-level edits (default false: they are reported with the change)
+min-torch = "2.6"                 # the support floor (default: the torch requirement as the migration leaves it)
 ```
 
 Like ruff, the closest ``pyproject.toml`` *with a* ``[tool.torchmigrate]`` *table* above each PATH applies to it (a
@@ -39,7 +41,17 @@ else:  # pragma: no cover
 __all__ = ["Config", "ConfigError", "Overrides", "RootPlan", "find_config_file", "load_config", "plan", "tasks"]
 
 TABLE = ("tool", "torchmigrate")
-KEYS = ("to", "from", "select", "ignore", "exclude", "extend-exclude", "per-file-ignores")
+KEYS = (
+    "to",
+    "from",
+    "select",
+    "ignore",
+    "exclude",
+    "extend-exclude",
+    "per-file-ignores",
+    "unsafe-fixes",
+    "min-torch",
+)
 
 
 class ConfigError(ValueError):
@@ -58,6 +70,9 @@ class Config:
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    unsafe_fixes: bool | None = None
+    min_torch: str | None = None
+    min_torch_source: str | None = None  # what sets `min_torch`, for messages: the option or the file's key
 
     @property
     def base(self) -> Path:
@@ -75,6 +90,8 @@ class Overrides:
     ignore: Sequence[str] | None = None
     exclude: Sequence[str] | None = None
     extend_exclude: Sequence[str] = ()
+    unsafe_fixes: bool | None = None
+    min_torch: str | None = None
 
     def apply(self, config: Config) -> Config:
         return replace(
@@ -85,6 +102,9 @@ class Overrides:
             ignore=tuple(self.ignore) if self.ignore is not None else config.ignore,
             exclude=tuple(self.exclude) if self.exclude is not None else config.exclude,
             extend_exclude=(*config.extend_exclude, *self.extend_exclude),
+            unsafe_fixes=self.unsafe_fixes if self.unsafe_fixes is not None else config.unsafe_fixes,
+            min_torch=self.min_torch if self.min_torch is not None else config.min_torch,
+            min_torch_source=f"--min-torch {self.min_torch}" if self.min_torch is not None else config.min_torch_source,
         )
 
 
@@ -132,10 +152,17 @@ def parse_table(table: Mapping[str, object], source: Path | None, where: str) ->
         raise ConfigError(f"{where}: `per-file-ignores` must be a table of pattern = [pass ids], got {_shown(raw)}")
     for pattern, ids in raw.items():
         per_file.append((pattern, _strings(where, f"per-file-ignores.{pattern!r}", ids)))
+    unsafe = table.get("unsafe-fixes")
+    if unsafe is not None and not isinstance(unsafe, bool):
+        raise ConfigError(f"{where}: `unsafe-fixes` must be true or false, got {_shown(unsafe)}")
+    min_torch = version("min-torch")
     config = Config(
         source=source,
         to=version("to"),
         from_=version("from"),
+        unsafe_fixes=unsafe,
+        min_torch=min_torch,
+        min_torch_source=f'{where}: min-torch = "{min_torch}"' if min_torch is not None else None,
         select=strings("select"),
         ignore=strings("ignore"),
         exclude=strings("exclude"),
@@ -266,7 +293,15 @@ def plan(paths: Sequence[Path], overrides: Overrides, config_file: Path | None =
         if merged.to is None:
             where = f" (and {_display(config.source)} sets no `to`)" if config.source else ""
             raise ValueError(f"missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12){where}")
-        options = make_options(merged.to, merged.from_, merged.select, merged.ignore or ())
+        options = make_options(
+            merged.to,
+            merged.from_,
+            merged.select,
+            merged.ignore or (),
+            unsafe_fixes=bool(merged.unsafe_fixes),
+            min_torch=merged.min_torch,
+            min_torch_source=merged.min_torch_source,
+        )
         specs = tuple((GitIgnoreSpec.from_lines([pattern]), frozenset(ids)) for pattern, ids in merged.per_file_ignores)
         plans.append(RootPlan(root, merged, options, detect_from=merged.from_ is None, ignore_specs=specs))
     return plans

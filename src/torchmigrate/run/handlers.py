@@ -21,11 +21,12 @@ __all__ = ["migrate_file_text"]
 
 def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -> FileResult:
     """Migrate ``text``, the content of ``path``, with the handler its name asks for."""
+    gate = options.gate()
     if path.suffix.lower() == ".ipynb":
-        return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to)
+        return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to, gate)
     kind = project_kind(path)
     if kind is None:
-        return migrate_text(text, options.passes(), shown)
+        return migrate_text(text, options.passes(), shown, gate=gate, layout=options.layout)
     # The Python passes of the run, and those a run without --select/--ignore would apply: a torch cap may be lifted
     # only when the behaviour changes it stops below are migrated (or reported) by the run.
     selected = frozenset(p.id for p in options.passes())
@@ -40,10 +41,10 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
             shown,
             python_passes=python_passes,
             floor=options.project_floor,
-            unsafe_fixes=options.unsafe_fixes,
+            gate=gate,
         )
     # setup.py is Python code first, and its string literals may pin torch.
-    result = migrate_text(text, options.passes(), shown)
+    result = migrate_text(text, options.passes(), shown, gate=gate, layout=options.layout)
     if result.error is not None or result.new is None:
         return result
     pinned = migrate_project_text(
@@ -54,7 +55,7 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
         shown,
         python_passes=python_passes,
         floor=options.project_floor,
-        unsafe_fixes=options.unsafe_fixes,
+        gate=gate,
     )
     if pinned.error is not None or (pinned.new != result.new and verify(pinned.code) is not None):
         result.error = pinned.error or "project file rewrite does not parse; file left as it was"

@@ -7,10 +7,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from torchmigrate.core.registry import Options, unknown_ids
+from torchmigrate.core.registry import Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
-from torchmigrate.project.detect import declared_floor, detect_pinned_version
+from torchmigrate.project.detect import declared_floor, detect_pinned_version, detect_support_floor
 from torchmigrate.run.cache import project_root
+from torchmigrate.run.codestyle import detect_layout
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
 
@@ -20,9 +21,14 @@ def make_options(
     from_: str | Version | None = None,
     select: Iterable[str] | None = None,
     ignore: Iterable[str] = (),
-    unsafe_fixes: bool = True,
+    unsafe_fixes: bool = False,
+    min_torch: str | Version | None = None,
+    min_torch_source: str | None = None,
 ) -> Options:
-    """Validated :class:`Options`; raises ``VersionError`` / ``ValueError`` with a one-line reason."""
+    """Validated :class:`Options`; raises ``VersionError`` / ``ValueError`` with a one-line reason.
+
+    ``min_torch``: the support floor (see :class:`~torchmigrate.core.registry.Options`); ``None`` reads it from each
+    PATH's torch requirement (:func:`root_options`), else it is the target."""
     target = to if isinstance(to, Version) else parse_version(to)
     start = OLDEST if from_ is None else (from_ if isinstance(from_, Version) else parse_version(from_))
     if start > target:
@@ -32,22 +38,68 @@ def make_options(
     unknown = unknown_ids([*(chosen or ()), *ignored])
     if unknown:
         raise ValueError(f"unknown pass id(s): {', '.join(unknown)} (see `migrate --list`)")
-    return Options(to=target, from_=start, select=chosen, ignore=ignored, unsafe_fixes=unsafe_fixes)
+    _check_selection(chosen, start, target, explicit_from=from_ is not None)
+    floor = None if min_torch is None else (min_torch if isinstance(min_torch, Version) else parse_version(min_torch))
+    if floor is not None and floor > target:
+        raise VersionError(f"--min-torch {floor} is above --to {target}: the migrated code targets torch {target}")
+    return Options(
+        to=target,
+        from_=start,
+        select=chosen,
+        ignore=ignored,
+        unsafe_fixes=unsafe_fixes,
+        min_torch=floor,
+        min_torch_source=(min_torch_source or f"--min-torch {floor}") if floor is not None else "",
+    )
 
+
+
+def _check_selection(chosen: frozenset[str] | None, start: Version, target: Version, explicit_from: bool) -> None:
+    """``--select`` of a pass the run cannot apply is an error, never silence (for a ``--from`` read from a project's
+    pins, :func:`selection_warnings` says it per PATH instead)."""
+    skipped = unrunnable(chosen, from_=start, to=target)
+    above = [p for p, _ in skipped if p.version > target]
+    if above:
+        named = ", ".join(f"{p.id} ({p.release})" for p in above)
+        raise ValueError(f"--select names a pass above --to {target}: {named}; raise --to or drop it")
+    if explicit_from and skipped:
+        named = "; ".join(f"{p.id} ({why})" for p, why in skipped)
+        raise ValueError(f"--select names a pass that --from {start} does not run: {named}; lower --from or drop it")
+
+
+def selection_warnings(root: str | os.PathLike[str], options: Options, detect_from: bool) -> list[str]:
+    """Why a ``--select``ed pass does nothing under ``root``, whose ``--from`` comes from its torch pin (one line each)."""
+    if not detect_from or not options.select:
+        return []
+    chosen = root_options(root, options, detect_from)
+    return [
+        f"--select {p.id} does nothing for {Path(root).as_posix()}: {why} (--from {chosen.from_} is read from its "
+        f"torch requirement; pass --from explicitly to run it)"
+        for p, why in unrunnable(chosen.select, from_=chosen.from_, to=chosen.to)
+    ]
 
 
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
     """``options`` for one PATH: with ``detect_from``, ``--from`` comes from the torch pin found for it; the project's
-    declared torch floor (after migration) is read for the project file passes."""
+    declared torch floor (after migration) is read for the project file passes; without a ``min_torch``, the support
+    floor comes from its torch requirements as the migration leaves them; the layout (line length, formatter) comes
+    from the project's lint and format configuration."""
+    chosen = options
     floor = declared_floor(Path(root), options.to)
     if floor != options.project_floor:
-        options = replace(options, project_floor=floor)
+        chosen = replace(chosen, project_floor=floor)
     if detect_from:
         pinned = detect_pinned_version(Path(root))
         if pinned is not None and pinned <= options.to:
-            return replace(options, from_=pinned)
-    return options
-
+            chosen = replace(chosen, from_=pinned)
+    if options.min_torch is None:
+        moved = "torch-pin" not in options.ignore and (options.select is None or "torch-pin" in options.select)
+        found = detect_support_floor(Path(root), options.to, moved=moved)
+        if found is not None:
+            floor, source = found
+            chosen = replace(chosen, min_torch=floor, min_torch_source=source, min_torch_kind="requirement")
+    layout = detect_layout(Path(root))
+    return chosen if layout == chosen.layout else replace(chosen, layout=layout)
 
 
 def plan_tasks(

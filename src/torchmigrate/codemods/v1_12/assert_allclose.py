@@ -33,10 +33,15 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="assert-allclose",
     release="1.12",
+    since="1.10",
     kind=DEPRECATION,
     safety=REVIEW,
     title="torch.testing.assert_allclose → assert_close(..., equal_nan=True, check_dtype=False)",
-    evidence="PyTorch 1.12 release notes (deprecation; upgrade guide pytorch/pytorch#61844); implementation checked on torch 2.13",
+    evidence=(
+        "PyTorch 1.12 release notes (deprecation; upgrade guide pytorch/pytorch#61844); implementation checked on torch 2.13"
+        "; since 1.10: assert_close's check_stride defaults to False from 1.10 (torch 1.10.2 wheel, "
+        "torch/testing/_asserts.py:704; 1.9 checked strides)"
+    ),
     review_note=(
         "without rtol/atol, assert_close's default tolerances are tighter than assert_allclose's for float32 "
         "(rtol 1.3e-6 instead of 1e-4): pass rtol=1e-4, atol=1e-5 where a test needs the old slack"

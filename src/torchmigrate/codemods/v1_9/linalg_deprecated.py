@@ -63,12 +63,15 @@ from ._outputs import (
 PASS = Pass(
     id="linalg-deprecated",
     release="1.9",
+    since="1.13",
     safety=SAFE,
     kind=DEPRECATION,
     title="torch.cholesky/qr/lu/lu_solve/triangular_solve/chain_matmul/ger/range → torch.linalg.* / outer / arange",
     evidence=(
         "torch.linalg deprecation series of 1.9 (pytorch/pytorch#57549; torch.cholesky: #57725), triangular_solve "
         "deprecated by 1.11; the upgrade rules in torch 2.13's UserWarnings"
+        "; since 1.13: torch.linalg.lu_solve first ships in 1.13 (torch 1.13.1 wheel, torch/linalg/__init__.py), "
+        "lu_factor_ex and solve_triangular in 1.11"
     ),
     # short names (lu, qr, ger, range) only as attribute calls or imports: plain "range" would match every file
     triggers=("cholesky", "lu_solve", "triangular_solve", "chain_matmul")

@@ -37,10 +37,14 @@ _NO_DROP_IN = {
 PASS = Pass(
     id="functorch",
     release="2.0",
+    since="2.0",
     kind=DEPRECATION,
     safety=SAFE,
     title="functorch.vmap/grad/vjp/jvp/jacrev/jacfwd/hessian/functionalize → torch.func.*; stateless.functional_call → torch.func",
-    evidence="PyTorch 2.0 release notes (functorch → torch.func); FutureWarnings and signatures checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.0 release notes (functorch → torch.func); FutureWarnings and signatures checked on torch 2.13"
+        "; since 2.0: torch.func (torch 2.0.1 wheel, torch/func/__init__.py)"
+    ),
     triggers=("functorch", "functional_call"),
     qualnames=frozenset({"torch.nn.utils.stateless.functional_call", *_NO_DROP_IN}),  # besides the renames
     renames={

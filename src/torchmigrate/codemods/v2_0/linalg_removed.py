@@ -58,12 +58,15 @@ LSTSQ = (
 PASS = Pass(
     id="linalg-removed",
     release="2.0",
+    since="1.11",
     safety=REVIEW,
     kind=REMOVAL,
     title="torch.solve/symeig/matrix_rank → torch.linalg.solve/eigvalsh/eigh/matrix_rank; eig/lstsq: findings",
     evidence=(
         "pytorch/pytorch#69857 (#70986, #70982, #70980, #70981, #70988); error messages pytorch/pytorch#105506; "
         "torch 2.13 RuntimeError texts"
+        "; since 1.11: linalg.matrix_rank(atol=, rtol=) first ships in 1.11 (torch 1.11.0 wheel, "
+        "torch/linalg/__init__.py)"
     ),
     # "eig" and "solve" alone would match "weight" / "resolve" in most files: only call and import forms
     triggers=("symeig", "matrix_rank", "lstsq")

@@ -37,10 +37,15 @@ PASS = Pass(
     call_filter=_may_lack_use_reentrant,
     id="checkpoint-reentrant",
     release="2.1",
+    since="2.0",
     kind=DEPRECATION,
     safety=SAFE,
     title="checkpoint(fn, x) → checkpoint(fn, x, use_reentrant=True) (the implicit default, made explicit)",
-    evidence="PyTorch 2.1 release notes (deprecation: pytorch/pytorch#100551); warning and default checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.1 release notes (deprecation: pytorch/pytorch#100551); warning and default checked on torch 2.13"
+        "; since 2.0: checkpoint_sequential takes use_reentrant from 2.0 (torch 2.0.1 wheel, "
+        "torch/utils/checkpoint.py:259; 1.13 raised ValueError for it), checkpoint from 1.11"
+    ),
     review_note="use_reentrant=False is recommended by PyTorch; switch after checking hooks, in-place ops and memory",
     examples=[
         Example(
@@ -100,6 +105,19 @@ PASS = Pass(
             findings=1,
         ),
         Example(
+            title="**kwargs built in the same function with use_reentrant: passed, nothing to say",
+            before="""
+                from torch.utils.checkpoint import checkpoint
+
+
+                def forward(self, x):
+                    ckpt_kwargs = {"use_reentrant": False} if self.training else {}
+                    ckpt_kwargs = {"preserve_rng_state": True}
+                    ckpt_kwargs["use_reentrant"] = False
+                    return checkpoint(self.block, x, **ckpt_kwargs)
+            """,
+        ),
+        Example(
             title="look-alikes: deepspeed, a method",
             before="""
                 import deepspeed
@@ -121,7 +139,13 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     if sequential and len(positional) >= 4:
         return None
     if any(a.star == "**" for a in call.args):
-        ctx.finding("checkpoint(..., **kwargs): cannot tell whether use_reentrant is among them; pass it explicitly")
+        keys = ctx.star_keys()
+        if keys.sets("use_reentrant"):
+            return None  # the **kwargs dict built above passes it
+        if keys.complete:
+            ctx.finding("checkpoint(..., **kwargs): the dict does not set use_reentrant; add use_reentrant=True to it")
+        else:
+            ctx.finding("checkpoint(..., **kwargs): cannot tell whether use_reentrant is among them; pass it explicitly")
         return None
     if kwarg(call, "context_fn") is not None or kwarg(call, "debug") is not None:
         ctx.finding("checkpoint(context_fn=/debug=) without use_reentrant raises ValueError: these need use_reentrant=False")

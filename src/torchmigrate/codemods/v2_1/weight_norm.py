@@ -30,11 +30,15 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="weight-norm",
     release="2.1",
+    since="2.1",
     kind=DEPRECATION,
     safety=REVIEW,
     opt_in=True,
     title="nn.utils.weight_norm → nn.utils.parametrizations.weight_norm (state-dict keys change)",
-    evidence="PyTorch 2.1 release notes (parametrizations.weight_norm; old weight_norm deprecated); FutureWarning and keys checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.1 release notes (parametrizations.weight_norm; old weight_norm deprecated); FutureWarning and keys checked on torch 2.13"
+        "; since 2.1: parametrizations.weight_norm (torch 2.1.2 wheel, torch/nn/utils/parametrizations.py)"
+    ),
     renames={
         "torch.nn.utils.weight_norm": "torch.nn.utils.parametrizations.weight_norm",
         # the old submodule of the same name (its remove_weight_norm calls also get the name argument below)

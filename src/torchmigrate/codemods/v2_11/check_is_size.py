@@ -28,10 +28,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="check-is-size",
     release="2.11",
+    since="2.1",
     safety=REVIEW,
     kind=DEPRECATION,
     title="torch._check_is_size(i) → torch._check(i >= 0)",
-    evidence="pytorch/pytorch#167198 / #169400 (FutureWarning, first seen on 2.11); torch 2.13 warning text",
+    evidence=(
+        "pytorch/pytorch#167198 / #169400 (FutureWarning, first seen on 2.11); torch 2.13 warning text"
+        "; since 2.1: torch._check (torch 2.1.2 wheel, torch/__init__.py)"
+    ),
     review_note="drops the size-oblivious hint (_advise_is_size) that only guard_size_oblivious used",
     examples=[
         Example(

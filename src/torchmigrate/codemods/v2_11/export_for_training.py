@@ -20,9 +20,14 @@ from torchmigrate.core.passes import SAFE, Example, Pass
 PASS = Pass(
     id="export-for-training",
     release="2.11",
+    since="2.6",
     safety=SAFE,
     title="export_for_training(...) → export(...)",
-    evidence="PyTorch 2.9 release notes (deprecation, pytorch/pytorch#158203); 2.11 release notes (removal, #171714)",
+    evidence=(
+        "PyTorch 2.9 release notes (deprecation, pytorch/pytorch#158203); 2.11 release notes (removal, #171714)"
+        "; since 2.6: export() and export_for_training() both run _export_for_training (torch 2.6.0 wheel, "
+        "torch/export/_trace.py:1969, torch/_utils_internal.py:156)"
+    ),
     renames={"torch.export.export_for_training": "torch.export.export"},
     examples=[
         Example(

@@ -27,10 +27,14 @@ from torchmigrate.python.transform import PassTransformer
 PASS = Pass(
     id="magma-preference",
     release="2.11",
+    since="2.11",
     kind=DEPRECATION,
     safety=REVIEW,
     title='preferred_linalg_library("magma") → removed (cuSOLVER is the default)',
-    evidence="PyTorch 2.11 release notes, Deprecations / Linear Algebra (pytorch/pytorch#172823)",
+    evidence=(
+        "PyTorch 2.11 release notes, Deprecations / Linear Algebra (pytorch/pytorch#172823)"
+        "; since 2.11: before 2.11 the deleted call selected MAGMA where operators honoured it"
+    ),
     triggers=("preferred_linalg_library",),
     review_note="Operators that still used MAGMA on CUDA now use cuSOLVER/cuBLAS: compare results if you depended on MAGMA.",
     examples=[

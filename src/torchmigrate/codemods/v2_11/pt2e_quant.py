@@ -61,10 +61,15 @@ RENAMES = {
 PASS = Pass(
     id="pt2e-quant",
     release="2.11",
+    since="2.7",
     safety=SAFE,
     kind=REMOVAL,
     title="torch.ao.quantization.quantize_pt2e / .pt2e / .quantizer → torchao.quantization.pt2e[...]",
-    evidence="PyTorch 2.11 release notes, BC-breaking Quantization (pytorch/pytorch#169151); pytorch/ao source tree",
+    evidence=(
+        "PyTorch 2.11 release notes, BC-breaking Quantization (pytorch/pytorch#169151); pytorch/ao source tree"
+        "; since 2.7: torchao 0.11.0, the first with torchao.quantization.pt2e, folds quantized constants only on torch "
+        ">= 2.7 (torchao/quantization/pt2e/quantize_pt2e.py:11, :262)"
+    ),
     triggers=("quantize_pt2e", "quantization.pt2e", "quantization.quantizer", "quantization import"),
     renames=RENAMES,
     qualnames=frozenset({OLD_PT2E}),  # LeftOverPT2E reports the rest of this package

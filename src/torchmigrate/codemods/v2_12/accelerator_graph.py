@@ -30,10 +30,14 @@ from torchmigrate.python.transform import CallContext, PassTransformer
 PASS = Pass(
     id="accelerator-graph",
     release="2.12",
+    since="2.12",
     kind=OPPORTUNITY,
     safety=REVIEW,
     title="torch.cuda.CUDAGraph / XPUGraph → torch.accelerator.Graph",
-    evidence="PyTorch 2.12 release notes, New Features / Python Frontend (pytorch/pytorch#171285)",
+    evidence=(
+        "PyTorch 2.12 release notes, New Features / Python Frontend (pytorch/pytorch#171285)"
+        "; since 2.12: torch.accelerator.Graph (torch 2.12.0 wheel, torch/accelerator/__init__.py)"
+    ),
     opt_in=True,
     review_note=(
         "torch.accelerator.Graph has no raw_cuda_graph*/get_graph_data; torch.accelerator.current_stream() raises "

@@ -26,10 +26,15 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="adagrad-fused",
     release="2.12",
+    since="2.12",
     kind=OPPORTUNITY,
     safety=REVIEW,
     title="torch.optim.Adagrad(...) → Adagrad(..., fused=True)",
-    evidence="PyTorch 2.12 release blog (fused Adagrad); `fused` parameter checked on torch 2.13.0",
+    evidence=(
+        "PyTorch 2.12 release blog (fused Adagrad); `fused` parameter checked on torch 2.13.0"
+        "; since 2.12: fused Adagrad on CUDA (torch 2.11.0 wheel, torch/optim/adagrad.py:135 still refuses CUDA); CPU "
+        "from 2.5"
+    ),
     opt_in=True,
     review_note="Fused Adagrad needs floating-point parameters on CPU or CUDA; results may differ in the last bits.",
     examples=[

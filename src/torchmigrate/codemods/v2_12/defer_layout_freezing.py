@@ -26,10 +26,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="defer-layout-freezing",
     release="2.12",
+    since="1.8",
     kind=BEHAVIOUR,
     safety=REVIEW,
     title='torch.compile(mode="max-autotune"): layout freezing no longer deferred (finding)',
-    evidence="PyTorch 2.12 release notes, Backwards Incompatible Changes / Inductor (pytorch/pytorch#175330)",
+    evidence=(
+        "PyTorch 2.12 release notes, Backwards Incompatible Changes / Inductor (pytorch/pytorch#175330)"
+        "; finding only: emits no new form"
+    ),
     triggers=("max-autotune",),
     examples=[
         Example(

@@ -50,10 +50,15 @@ from torchmigrate.python.transform import PassTransformer, Sink
 PASS = Pass(
     id="dist-nn-functional",
     release="2.12",
+    since="2.11",
     kind=BEHAVIOUR,
     safety=REVIEW,
     title="torch.distributed.nn.functional.* → torch.distributed._functional_collectives.*",
-    evidence="PyTorch 2.12 release notes, Backwards Incompatible Changes, Distributed (pytorch/pytorch#177342)",
+    evidence=(
+        "PyTorch 2.12 release notes, Backwards Incompatible Changes, Distributed (pytorch/pytorch#177342)"
+        "; since 2.11: the functional collectives gain autograd (torch 2.11.0 wheel, "
+        "torch/distributed/_functional_collectives.py:631 registers all_reduce's backward; 2.10 has none)"
+    ),
     triggers=("distributed.nn", "distributed import nn"),
     review_note=(
         "the group must not be None at run time; funcol.all_reduce differentiates only 'sum'; results are "
@@ -112,8 +117,8 @@ PASS = Pass(
             """,
             after="""
                 import torch.distributed as dist
-                from torch.distributed import ReduceOp
                 import torch.distributed._functional_collectives as funcol
+                from torch.distributed import ReduceOp
 
                 def f(x):
                     x = funcol.broadcast(x, 0, dist.group.WORLD)

@@ -22,10 +22,14 @@ from torchmigrate.python.transform import RemoveConfigOption
 PASS = Pass(
     id="dynamo-inline-nn-modules",
     release="2.12",
+    since="2.12",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch._dynamo.config.inline_inbuilt_nn_modules = … → removed (always on)",
-    evidence="PyTorch 2.12 release notes, Deprecations / Dynamo (pytorch/pytorch#177489, #178205)",
+    evidence=(
+        "PyTorch 2.12 release notes, Deprecations / Dynamo (pytorch/pytorch#177489, #178205)"
+        "; since 2.12: the option does nothing from 2.12 (torch 2.12.0 wheel, torch/_dynamo/config.py:564)"
+    ),
     triggers=("inline_inbuilt_nn_modules",),
     examples=[
         Example(

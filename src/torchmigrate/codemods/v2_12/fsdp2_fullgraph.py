@@ -34,10 +34,14 @@ from torchmigrate.python.transform import PassTransformer, Sink
 PASS = Pass(
     id="fsdp2-fullgraph",
     release="2.12",
+    since="1.8",
     kind=BEHAVIOUR,
     safety=REVIEW,
     title="torch.compile(fully_shard model, fullgraph=True) → finding: fullgraph=False, or compile before fully_shard",
-    evidence="PyTorch 2.12 release notes, Deprecations, FSDP2 (pytorch/pytorch#174863, #174906)",
+    evidence=(
+        "PyTorch 2.12 release notes, Deprecations, FSDP2 (pytorch/pytorch#174863, #174906)"
+        "; finding only: emits no new form"
+    ),
     triggers=("fully_shard",),
     examples=[
         Example(

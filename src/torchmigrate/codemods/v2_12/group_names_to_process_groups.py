@@ -61,10 +61,14 @@ from torchmigrate.python.transform import PassTransformer, Sink
 PASS = Pass(
     id="group-names-to-process-groups",
     release="2.12",
+    since="2.12",
     kind=BEHAVIOUR,
     safety=SAFE,
     title="functional collectives: group=pg.group_name → group=pg",
-    evidence="pytorch/pytorch#172795 (2.12: _c10d_functional op schemas take `Any group_name`, a ProcessGroup)",
+    evidence=(
+        "pytorch/pytorch#172795 (2.12: _c10d_functional op schemas take `Any group_name`, a ProcessGroup)"
+        "; since 2.12: the _c10d_functional ops take a ProcessGroup from 2.12 (#172795)"
+    ),
     triggers=("group_name", "_functional_collectives", "_c10d_functional"),
     examples=[
         Example(

@@ -28,10 +28,14 @@ from torchmigrate.python.transform import PassTransformer
 PASS = Pass(
     id="profiler-metadata-json",
     release="2.12",
+    since="2.12",
     kind=DEPRECATION,
     safety=REVIEW,
     title="profiler event .metadata_json → .event_metadata",
-    evidence="PyTorch 2.12 release notes, Deprecations / Profiler (pytorch/pytorch#179417)",
+    evidence=(
+        "PyTorch 2.12 release notes, Deprecations / Profiler (pytorch/pytorch#179417)"
+        "; since 2.12: FunctionEvent.event_metadata (torch 2.12.0 wheel, torch/autograd/profiler_util.py)"
+    ),
     triggers=("metadata_json",),
     review_note="event_metadata is a structured EventMetadata named tuple (or None), not a JSON string.",
     examples=[

@@ -38,10 +38,14 @@ PASS = Pass(
     sliceable=False,  # whether a torchrun launch needs a finding depends on a MASTER_PORT set anywhere in the file
     id="torchrun-port",
     release="2.12",
+    since="1.8",
     kind=BEHAVIOUR,
     safety=REVIEW,
     title="single-node torchrun no longer uses port 29500 → finding where a launcher assumes it",
-    evidence="PyTorch 2.12 release notes, Backwards Incompatible Changes, TorchElastic (pytorch/pytorch#175699)",
+    evidence=(
+        "PyTorch 2.12 release notes, Backwards Incompatible Changes, TorchElastic (pytorch/pytorch#175699)"
+        "; finding only: emits no new form"
+    ),
     triggers=("29500",),
     examples=[
         Example(

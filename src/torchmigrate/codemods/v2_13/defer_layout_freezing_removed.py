@@ -21,9 +21,15 @@ from torchmigrate.python.transform import RemoveConfigOption
 PASS = Pass(
     id="defer-layout-freezing-removed",
     release="2.13",
+    since="1.8",
     safety=SAFE,
     title="torch._inductor.config.max_autotune_defer_layout_freezing = … → removed (option gone in 2.13)",
-    evidence="PyTorch 2.12 release notes (pytorch/pytorch#175330); AttributeError on torch 2.13.0",
+    evidence=(
+        "PyTorch 2.12 release notes (pytorch/pytorch#175330); AttributeError on torch 2.13.0"
+        "; since 1.8: the code without the assignment runs everywhere; no released wheel has the option (torch 2.11.0 "
+        "and 2.12.0 wheels, torch/_inductor/config.py), and 2.12's config raises AttributeError for unknown keys "
+        "(torch/utils/_config_module.py:399)"
+    ),
     triggers=("max_autotune_defer_layout_freezing",),
     examples=[
         Example(

@@ -57,10 +57,15 @@ _FUNCOL_RENAMES = {
 PASS = Pass(
     id="single-collectives",
     release="2.13",
+    since="2.13",
     kind=DEPRECATION,
     safety=SAFE,
     title="all_gather_into_tensor / reduce_scatter_tensor → all_gather_single / reduce_scatter_single",
-    evidence="PyTorch 2.13 release notes, Deprecations (pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144)",
+    evidence=(
+        "PyTorch 2.13 release notes, Deprecations (pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144)"
+        "; since 2.13: all_gather_single / reduce_scatter_single (torch 2.13.0, "
+        "torch/distributed/_functional_collectives.py)"
+    ),
     renames={
         **{_DIST + old: _DIST + new for old, new in _RENAMES.items()},
         **{_C10D + old: _C10D + new for old, new in _RENAMES.items()},

@@ -38,12 +38,14 @@ from torchmigrate.python.transform import PassTransformer, Sink
 PASS = Pass(
     id="torchcomms-default",
     release="2.13",
+    since="1.8",
     kind=BEHAVIOUR,
     safety=REVIEW,
     title="torchcomms: multi-device backend strings and concurrent isend/irecv on one group → findings",
     evidence=(
         "PyTorch 2.12 release announcement of torchcomms for 2.13; 2.13 release notes, Highlights (torchcomms); "
         "torch.distributed.config.use_torchcomms / TORCH_DISTRIBUTED_USE_TORCHCOMMS in torch 2.13.0"
+        "; finding only: emits no new form"
     ),
     triggers=("init_process_group", "new_group", "isend", "irecv"),
     examples=[

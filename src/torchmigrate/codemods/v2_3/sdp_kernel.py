@@ -29,10 +29,15 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="sdp-kernel",
     release="2.3",
+    since="2.3",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.backends.cuda.sdp_kernel(flags) → torch.nn.attention.sdpa_kernel([backends])",
-    evidence="PyTorch 2.3 release notes (torch.nn.attention.sdpa_kernel; sdp_kernel deprecated); FutureWarning and implementation checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.3 release notes (torch.nn.attention.sdpa_kernel; sdp_kernel deprecated); FutureWarning and implementation checked on torch 2.13"
+        "; since 2.3: torch.nn.attention.sdpa_kernel, and sdp_kernel builds the same backend list (torch 2.3.1 wheel, "
+        "torch/backends/cuda/__init__.py:330)"
+    ),
     examples=[
         Example(
             title="math only",

@@ -38,10 +38,15 @@ from torchmigrate.python.transform import CallContext, PassTransformer
 PASS = Pass(
     id="amp-namespace",
     release="2.4",
+    since="2.4",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.cuda.amp / torch.cpu.amp → torch.amp (autocast, GradScaler, custom_fwd, custom_bwd)",
-    evidence="PyTorch 2.4 release notes (deprecation of torch.cuda.amp / torch.cpu.amp); FutureWarning checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.4 release notes (deprecation of torch.cuda.amp / torch.cpu.amp); FutureWarning checked on torch 2.13"
+        "; since 2.4: torch.amp.custom_fwd(device_type=) (torch 2.4.1 wheel, torch/amp/autocast_mode.py:415); "
+        "GradScaler(\"cuda\") from 2.3, autocast(\"cuda\") from 1.12"
+    ),
     # every spelling names the module (`torch.cuda.amp`, `th.cpu.amp`) or imports it (`from torch.cuda import amp`)
     triggers=("cuda.amp", "cpu.amp", "import amp", ", amp"),
     qualnames=frozenset({"torch.cuda.amp", "torch.cpu.amp"}),  # every name it rewrites lies under these

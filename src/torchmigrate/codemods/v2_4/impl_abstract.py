@@ -28,10 +28,14 @@ from torchmigrate.python.transform import Sink
 PASS = Pass(
     id="impl-abstract",
     release="2.4",
+    since="2.4",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.library.impl_abstract → torch.library.register_fake",
-    evidence="PyTorch 2.4 release notes (torch.library.register_fake; impl_abstract deprecated); FutureWarning checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.4 release notes (torch.library.register_fake; impl_abstract deprecated); FutureWarning checked on torch 2.13"
+        "; since 2.4: torch.library.register_fake (torch 2.4.1 wheel, torch/library.py)"
+    ),
     renames={"torch.library.impl_abstract": "torch.library.register_fake"},
     qualnames=frozenset(),  # the transformer acts on the renamed name only
     examples=[
@@ -117,7 +121,7 @@ class ImplAbstractRenames(RenameTransformer):
         keywords = [a for a in updated_node.args if a.keyword is not None and a not in (qualname, func)]
         moved = [cst.Arg(value=a.value) for a in (qualname, func) if a is not None]
         self.edited(original_node, "impl_abstract keywords qualname=/func= → positional (register_fake is positional-only)")
-        return updated_node.with_changes(args=fix_commas([*positional, *moved, *keywords]))
+        return updated_node.with_changes(args=fix_commas([*positional, *moved, *keywords], like=updated_node))
 
 
 PASS.uses(ImplAbstractRenames)

@@ -29,10 +29,14 @@ _NEW = "torch.distributed.tensor"
 PASS = Pass(
     id="dtensor-public",
     release="2.5",
+    since="2.5",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.distributed._tensor → torch.distributed.tensor",
-    evidence="PyTorch 2.5 release notes (DTensor public as torch.distributed.tensor); shim docstring and imports checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.5 release notes (DTensor public as torch.distributed.tensor); shim docstring and imports checked on torch 2.13"
+        "; since 2.5: torch.distributed.tensor and its private modules (torch 2.5.1 wheel, torch/distributed/tensor/)"
+    ),
     renames={
         _OLD: _NEW,
         f"{_OLD}.api": _NEW,

@@ -42,10 +42,14 @@ _NAMES = (
 PASS = Pass(
     id="fsdp2-public",
     release="2.6",
+    since="2.6",
     kind=DEPRECATION,
     safety=SAFE,
     title="torch.distributed._composable.fsdp → torch.distributed.fsdp",
-    evidence="PyTorch 2.6 release notes (FSDP2 public as torch.distributed.fsdp.fully_shard); identity checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.6 release notes (FSDP2 public as torch.distributed.fsdp.fully_shard); identity checked on torch 2.13"
+        "; since 2.6: torch.distributed.fsdp.fully_shard (torch 2.6.0 wheel, torch/distributed/fsdp/__init__.py:2)"
+    ),
     triggers=("_composable",),
     renames={_OLD: _NEW, **{f"{_SUBMODULE}.{n}": f"{_NEW}.{n}" for n in _NAMES}},
     qualnames=frozenset(),  # the transformer acts on the renamed names only

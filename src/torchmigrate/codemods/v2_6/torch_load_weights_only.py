@@ -9,8 +9,13 @@ For each `torch.load(...)` call that does not say `weights_only`:
 - everywhere else it reports a finding that explains the 2.6 change: the file may be a full checkpoint (an optimizer,
   an `argparse.Namespace`, a custom class…) that the new default refuses to unpickle.
 - `torch.load(..., **kwargs)`, `functools.partial(torch.load, ...)` and `torch.load` passed around as a value get a
-  finding too (whether `weights_only` is set cannot be seen). Calls that pass `pickle_module` are left alone: they
-  still default to `weights_only=False` in 2.6+.
+  finding too (whether `weights_only` is set cannot be seen) — unless the `**kwargs` dict is built in view in the same
+  function and sets `weights_only` (`kw = {"weights_only": False}`, `kw["weights_only"] = True`, `kw.update(...)`),
+  which counts as passing it. Calls that pass `pickle_module` are left alone: they still default to
+  `weights_only=False` in 2.6+.
+- No finding where the code already works with the 2.6 default: inside `with torch.serialization.safe_globals([...])`,
+  in a file that calls `torch.serialization.add_safe_globals`, or for uses of `torch.load` that load nothing
+  (`inspect.signature(torch.load)`, `torch.load = patched`, `callable(torch.load)`).
 
 ## Why
 PyTorch 2.6 flipped the default of `torch.load`'s `weights_only` from `False` to `True` (2.6 release notes,
@@ -31,6 +36,7 @@ from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.helpers import arg, has_star_args, kwarg, with_kwarg
+from torchmigrate.python.starargs import star_keys
 from torchmigrate.python.transform import PassTransformer
 
 
@@ -41,13 +47,19 @@ def _may_lack_weights_only(call: ast.Call) -> bool:
 
 PASS = Pass(
     qualnames=frozenset({"torch.load"}),
+    # `load` spells every site; the other two keep the allow-listing statements in the slice libcst sees
+    triggers=("load", "safe_globals", "add_safe_globals"),
     call_filter=_may_lack_weights_only,
     id="torch-load-weights-only",
     release="2.6",
+    since="1.13",
     kind=BEHAVIOUR,
     safety=SAFE,
     title="torch.load(f) → weights_only=True where it feeds load_state_dict; elsewhere a finding",
-    evidence="PyTorch 2.6 release notes (BC-breaking: torch.load defaults to weights_only=True); default checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.6 release notes (BC-breaking: torch.load defaults to weights_only=True); default checked on torch 2.13"
+        "; since 1.13: torch.load(weights_only=) (torch 1.13.1 wheel, torch/serialization.py)"
+    ),
     examples=[
         Example(
             title="straight into load_state_dict",
@@ -124,6 +136,69 @@ PASS = Pass(
             findings=1,
         ),
         Example(
+            title="**kwargs built in the same function: weights_only set there counts as passed",
+            before="""
+                import torch
+                from packaging.version import Version
+
+
+                def restore(path):
+                    if Version(torch.__version__) >= Version("1.13.0"):
+                        kwargs = {"weights_only": False}
+                    else:
+                        kwargs = {}
+                    return torch.load(path, **kwargs)
+
+
+                def restore_cpu(path):
+                    load_kwargs = dict(map_location="cpu")
+                    load_kwargs["weights_only"] = True
+                    return torch.load(path, **load_kwargs)
+            """,
+        ),
+        Example(
+            title="**kwargs built in view without weights_only: finding",
+            before="""
+                import torch
+
+
+                def restore(path):
+                    kwargs = {"map_location": "cpu"}
+                    return torch.load(path, **kwargs)
+            """,
+            findings=1,
+        ),
+        Example(
+            title="already allow-listed for the weights_only default, or not a load: nothing to say",
+            before="""
+                import inspect
+
+                import torch
+
+
+                def restore(path):
+                    with torch.serialization.safe_globals([MyConfig]):
+                        return torch.load(path)
+
+
+                takes_weights_only = "weights_only" in inspect.signature(torch.load).parameters
+                torch.load = patched_load
+                assert callable(torch.load)
+            """,
+        ),
+        Example(
+            title="a file that registers its classes with add_safe_globals: nothing to say",
+            before="""
+                import torch
+
+                torch.serialization.add_safe_globals([MyConfig])
+
+
+                def restore(path):
+                    return torch.load(path)
+            """,
+        ),
+        Example(
             title="functools.partial(torch.load, ...): finding",
             before="""
                 import functools
@@ -170,6 +245,20 @@ _FINDING = (
 )
 
 
+_SAFE_GLOBALS = frozenset({"torch.serialization.safe_globals"})
+_LOOKS = frozenset({"callable", "id", "isinstance", "hasattr", "getattr", "repr", "str", "print", "type"})
+_WRAPS = frozenset({"functools.wraps", "functools.update_wrapper"})
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
 def _is_load_state_dict_arg(node: cst.CSTNode, transformer: PassTransformer) -> bool:
     """``node`` is the state-dict argument of a ``x.load_state_dict(...)`` call."""
     parent = transformer.get_metadata(ParentNodeProvider, node, None)
@@ -189,6 +278,31 @@ def _is_load_state_dict_arg(node: cst.CSTNode, transformer: PassTransformer) -> 
 class LoadTransformer(PassTransformer):
     # The only qualified name this transformer acts on: the engine's ast precheck then skips files whose `load` is
     # some other function's (json.load, a method), without a libcst parse.
+
+    _safe_globals_file: bool | None = None
+
+    def _allows_weights_only(self, node: cst.CSTNode) -> bool:
+        """False where the code already works with ``weights_only=True`` loading: inside ``with
+        torch.serialization.safe_globals([...])``, or in a file that calls ``torch.serialization.add_safe_globals``
+        (it allow-lists its classes for the 2.6 default), so the finding has nothing to add."""
+        if self._safe_globals_file is None:
+            module = self.context.module
+            self._safe_globals_file = module is not None and self._calls_add_safe_globals(module)
+        if self._safe_globals_file:
+            return False
+        current: cst.CSTNode | None = node
+        while current is not None:
+            if isinstance(current, cst.With) and any(
+                isinstance(item.item, cst.Call) and self.qualname(item.item.func) in _SAFE_GLOBALS for item in current.items
+            ):
+                return False
+            current = self.get_metadata(ParentNodeProvider, current, None)
+        return True
+
+    def _calls_add_safe_globals(self, module: cst.Module) -> bool:
+        finder = _Calls()
+        module.visit(finder)
+        return any(self.qualname(call.func) == "torch.serialization.add_safe_globals" for call in finder.calls)
 
     def _feeds_load_state_dict(self, call: cst.Call) -> bool:
         if _is_load_state_dict_arg(call, self):
@@ -219,13 +333,22 @@ class LoadTransformer(PassTransformer):
         if pickle_module is not None and not (isinstance(pickle_module.value, cst.Name) and pickle_module.value.value == "None"):
             return updated_node  # an explicit pickle_module keeps weights_only=False as the default, also in 2.6+
         if has_star_args(original_node):
-            self.finding(
-                original_node,
-                "torch.load(..., **kwargs): cannot tell whether weights_only is among them; " + _FINDING,
-            )
+            keys = star_keys(self, original_node)
+            if keys.sets("weights_only") or keys.sets("pickle_module"):
+                return updated_node  # the **kwargs dict built above chooses
+            if not self._allows_weights_only(original_node):
+                return updated_node
+            if keys.complete:
+                self.finding(original_node, "torch.load(..., **kwargs) without weights_only (the dict does not set it): " + _FINDING)
+            else:
+                self.finding(
+                    original_node,
+                    "torch.load(..., **kwargs): cannot tell whether weights_only is among them; " + _FINDING,
+                )
             return updated_node
         if not self._feeds_load_state_dict(original_node):
-            self.finding(original_node, "torch.load(...) without weights_only: " + _FINDING)
+            if self._allows_weights_only(original_node):
+                self.finding(original_node, "torch.load(...) without weights_only: " + _FINDING)
             return updated_node
         self.edited(original_node, "torch.load feeds load_state_dict: weights_only=True (the 2.6 default) made explicit")
         return with_kwarg(updated_node, "weights_only", "True")
@@ -239,6 +362,17 @@ class LoadTransformer(PassTransformer):
             return
         if isinstance(parent, cst.Attribute):
             return  # `torch.load.__doc__` and the like
+        if isinstance(parent, (cst.AssignTarget, cst.Comparison, cst.ComparisonTarget)) or (
+            isinstance(parent, cst.AugAssign) and parent.target is node
+        ):
+            return  # `torch.load = patched`, `f is torch.load`: nothing loads here
+        if isinstance(parent, cst.Arg):
+            inspected = self.get_metadata(ParentNodeProvider, parent, None)
+            callee = self.qualname(inspected.func) if isinstance(inspected, cst.Call) else None
+            if isinstance(inspected, cst.Call) and isinstance(inspected.func, cst.Name) and inspected.func.value in _LOOKS:
+                return  # `callable(torch.load)`, `id(torch.load)`…
+            if callee is not None and (callee.startswith("inspect.") or callee in _WRAPS):
+                return  # `inspect.signature(torch.load)`, `functools.wraps(torch.load)`: introspection, no load
         current = parent
         while current is not None and not isinstance(current, (cst.BaseSmallStatement, cst.BaseCompoundStatement)):
             if isinstance(current, cst.ImportAlias):

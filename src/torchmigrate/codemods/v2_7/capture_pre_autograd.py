@@ -30,10 +30,15 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="capture-pre-autograd",
     release="2.7",
+    since="2.6",
     safety=REVIEW,
     kind=REMOVAL,
     title="capture_pre_autograd_graph(m, args) → torch.export.export(m, args).module()",
-    evidence="PyTorch 2.7 release notes (removal, pytorch/pytorch#143426); deprecation warning pytorch/pytorch#125602",
+    evidence=(
+        "PyTorch 2.7 release notes (removal, pytorch/pytorch#143426); deprecation warning pytorch/pytorch#125602"
+        "; since 2.6: export() runs _export_for_training (torch 2.6.0 wheel, torch/export/_trace.py:1969), the tracer "
+        "capture_pre_autograd_graph used from 2.5 (torch/_export/__init__.py)"
+    ),
     review_note="export() specializes shapes unless dynamic_shapes is given, and traces non-strictly from 2.8 on",
     examples=[
         Example(

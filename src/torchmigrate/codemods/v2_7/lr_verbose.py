@@ -68,9 +68,13 @@ PASS = Pass(
     call_filter=_may_pass_verbose,
     id="lr-verbose",
     release="2.7",
+    since="1.8",
     safety=SAFE,
     title="LR scheduler(..., verbose=...) → drop verbose (removed in 2.7)",
-    evidence="PyTorch 2.7 release notes (BC-breaking, pytorch/pytorch#147301); TypeError checked on torch 2.13",
+    evidence=(
+        "PyTorch 2.7 release notes (BC-breaking, pytorch/pytorch#147301); TypeError checked on torch 2.13"
+        "; since 1.8: a scheduler call without verbose= runs on every release (the keyword was optional)"
+    ),
     triggers=("lr_scheduler",),
     examples=[
         Example(

@@ -47,10 +47,14 @@ FX = (
 PASS = Pass(
     id="ao-quantization",
     release="2.8",
+    since="1.8",
     safety=SAFE,
     kind=DEPRECATION,
     title="torch.ao.quantization / torch.quantization deprecated → torchao (finding)",
-    evidence="PyTorch 2.8 release notes, Deprecations (pytorch/pytorch#153892); torch 2.13 DeprecationWarning",
+    evidence=(
+        "PyTorch 2.8 release notes, Deprecations (pytorch/pytorch#153892); torch 2.13 DeprecationWarning"
+        "; finding only: emits no new form"
+    ),
     triggers=("quantization",),
     qualnames=frozenset(PREFIXES),  # it reports uses of names under these only
     examples=[

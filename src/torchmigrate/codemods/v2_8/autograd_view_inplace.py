@@ -30,10 +30,14 @@ FUNCTION_BASES = {"torch.autograd.Function", "torch.autograd.function.Function"}
 PASS = Pass(
     id="autograd-view-inplace",
     release="2.8",
+    since="1.8",
     safety=SAFE,
     kind=BEHAVIOUR,
     title="custom autograd.Function marking an input dirty: errors on views of leaves since 2.8 (finding)",
-    evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#153094)",
+    evidence=(
+        "PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#153094)"
+        "; finding only: emits no new form"
+    ),
     triggers=("mark_dirty",),
     examples=[
         Example(

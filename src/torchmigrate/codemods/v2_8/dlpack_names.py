@@ -23,10 +23,15 @@ from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass
 PASS = Pass(
     id="dlpack-names",
     release="2.8",
+    since="2.9",
     safety=SAFE,
     kind=REMOVAL,
     title="DLDeviceType.kDLGPU / kDLCPUPinned → kDLCUDA / kDLCUDAHost",
-    evidence="PyTorch 2.8 release notes, BC-breaking 'Upgraded DLPack to 1.0' (pytorch/pytorch#145000)",
+    evidence=(
+        "PyTorch 2.8 release notes, BC-breaking 'Upgraded DLPack to 1.0' (pytorch/pytorch#145000)"
+        "; since 2.9: kDLCUDA/kDLCUDAHost first ship in 2.9 (torch 2.9.1 wheel, torch/utils/dlpack.py:17); the 2.8.0 "
+        "wheel still has kDLGPU (torch/utils/dlpack.py:19) despite the 2.8 notes"
+    ),
     renames={
         "torch.utils.dlpack.DLDeviceType.kDLGPU": "torch.utils.dlpack.DLDeviceType.kDLCUDA",
         "torch.utils.dlpack.DLDeviceType.kDLCPUPinned": "torch.utils.dlpack.DLDeviceType.kDLCUDAHost",

@@ -27,9 +27,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="export-for-inference",
     release="2.8",
+    since="2.6",
     safety=SAFE,
     title="export_for_inference(...) → export_for_training(..., strict=True).run_decompositions(...)",
-    evidence="PyTorch 2.8 release notes (removal: pytorch/pytorch#149078; strict default: pytorch/pytorch#148790)",
+    evidence=(
+        "PyTorch 2.8 release notes (removal: pytorch/pytorch#149078; strict default: pytorch/pytorch#148790)"
+        "; since 2.6: the emitted form is export_for_inference's own body in 2.6 (torch 2.6.0 wheel, "
+        "torch/export/__init__.py:178)"
+    ),
     examples=[
         Example(
             title="decomposition table",

@@ -37,10 +37,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="export-strict-default",
     release="2.8",
+    since="2.2",
     safety=REVIEW,
     kind=BEHAVIOUR,
     title="torch.export.export(m, args) → export(m, args, strict=True) (keep the pre-2.8 default)",
-    evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#148790, #150941)",
+    evidence=(
+        "PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#148790, #150941)"
+        "; since 2.2: export(strict=) (torch 2.2.2 wheel, torch/export/__init__.py)"
+    ),
     opt_in=True,
     review_note="strict=True keeps the TorchDynamo tracer of 2.7; drop it to adopt the non-strict default",
     examples=[

@@ -34,10 +34,14 @@ MODULE = "torch.fx.experimental.symbolic_shapes"
 PASS = Pass(
     id="fx-definitely",
     release="2.8",
+    since="2.8",
     safety=REVIEW,
     kind=REMOVAL,
     title="definitely_true(x) → guard_or_false(x); definitely_false(x) → not guard_or_true(x)",
-    evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#152463)",
+    evidence=(
+        "PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#152463)"
+        "; since 2.8: guard_or_false/guard_or_true (torch 2.8.0 wheel, torch/fx/experimental/symbolic_shapes.py)"
+    ),
     review_note="guard_or_* is the documented replacement; check code relying on the exact guards added",
     examples=[
         Example(

@@ -43,10 +43,14 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 PASS = Pass(
     id="notimplemented-error-type",
     release="2.8",
+    since="1.8",
     safety=SAFE,
     kind=BEHAVIOUR,
     title="except NotImplementedError around torch ops also catches dtype errors since 2.8 (finding)",
-    evidence="PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#155470)",
+    evidence=(
+        "PyTorch 2.8 release notes, BC-breaking (pytorch/pytorch#155470)"
+        "; finding only: emits no new form"
+    ),
     triggers=("NotImplementedError",),
     examples=[
         Example(

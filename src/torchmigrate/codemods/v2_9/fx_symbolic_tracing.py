@@ -23,10 +23,14 @@ from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass
 PASS = Pass(
     id="fx-is-fx-tracing",
     release="2.9",
+    since="2.9",
     safety=REVIEW,
     kind=DEPRECATION,
     title="torch.fx._symbolic_trace.is_fx_tracing() → is_fx_symbolic_tracing()",
-    evidence="PyTorch 2.9 release notes, FX (pytorch/pytorch#161385); torch 2.13 logs a warning from is_fx_tracing",
+    evidence=(
+        "PyTorch 2.9 release notes, FX (pytorch/pytorch#161385); torch 2.13 logs a warning from is_fx_tracing"
+        "; since 2.9: is_fx_symbolic_tracing (torch 2.9.1 wheel, torch/fx/_symbolic_trace.py)"
+    ),
     review_note="is_fx_symbolic_tracing() is False under torch.export/compile, where is_fx_tracing() was True",
     renames={"torch.fx._symbolic_trace.is_fx_tracing": "torch.fx._symbolic_trace.is_fx_symbolic_tracing"},
     examples=[

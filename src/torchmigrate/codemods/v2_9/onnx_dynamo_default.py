@@ -47,12 +47,16 @@ TORCHSCRIPT_ONLY = (
 PASS = Pass(
     id="onnx-dynamo-default",
     release="2.9",
+    since="2.7",
     safety=REVIEW,
     kind=BEHAVIOUR,
     title="torch.onnx.export(..., dynamic_axes=...) → add dynamo=False; dynamo_export(...) → export(..., dynamo=True)",
     evidence=(
         "PyTorch 2.9 release notes, BC-breaking (pytorch/pytorch#159646, #162726; dynamo_export removed #158130); "
         "2.10 notes (dynamic_axes deprecated, #165769)"
+        "; since 2.7: export(dynamo=, kwargs=) exist from 2.5 (torch 2.5.1 wheel, torch/onnx/__init__.py), and "
+        "dynamo_export uses the same torch.export-based exporter by default from 2.7 (torch 2.7.1 wheel, "
+        "torch/onnx/_flags.py: USE_EXPERIMENTAL_LOGIC default True)"
     ),
     triggers=("onnx",),
     review_note="dynamo=False keeps the 2.8 exporter, which torch 2.13 flags as deprecated: plan the move to dynamic_shapes",
@@ -93,11 +97,16 @@ PASS = Pass(
             findings=1,
         ),
         Example(
-            title="an explicit choice is kept",
+            title="an explicit choice is kept, also through a **kwargs dict built in view",
             before="""
                 import torch
 
                 torch.onnx.export(model, (x,), "m.onnx", dynamic_axes=axes, dynamo=False)
+
+
+                def export(model, x, legacy):
+                    options = {"opset_version": 17, "dynamo": not legacy}
+                    torch.onnx.export(model, (x,), "m.onnx", **options)
             """,
         ),
         Example(
@@ -156,6 +165,8 @@ def rewrite_export(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | Non
     if kwarg(call, "dynamo") is not None:
         return None
     if has_star_args(call):
+        if ctx.star_keys().sets("dynamo"):
+            return None  # the **kwargs dict built above chooses the exporter
         ctx.finding(
             "torch.onnx.export(...) with *args/**kwargs: since 2.9 dynamo=True is the default; pass dynamo=False "
             "explicitly if these arguments carry TorchScript-exporter options (dynamic_axes, operator_export_type, ...)"

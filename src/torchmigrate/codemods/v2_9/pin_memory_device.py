@@ -27,10 +27,14 @@ from torchmigrate.python.transform import CallContext
 PASS = Pass(
     id="pin-memory-device",
     release="2.9",
+    since="2.9",
     safety=SAFE,
     kind=DEPRECATION,
     title="DataLoader(..., pin_memory_device=...) → drop the ignored argument",
-    evidence="PyTorch 2.9 release notes, Deprecations (pytorch/pytorch#158323); torch 2.13 warns and ignores it",
+    evidence=(
+        "PyTorch 2.9 release notes, Deprecations (pytorch/pytorch#158323); torch 2.13 warns and ignores it"
+        "; since 2.9: from 2.9 the value is ignored (before, it chose the pinning device)"
+    ),
     triggers=("pin_memory_device",),
     examples=[
         Example(

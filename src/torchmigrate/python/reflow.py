@@ -1,0 +1,539 @@
+"""Edited lines stay within the project's line length, split the way black splits them.
+
+After the passes ran, each statement whose text they changed is looked at again:
+
+- a line longer than the limit (that the edit made so) is split at the last call on it, as black's right-hand split
+  does: first ``f(`` / the arguments on one indented line / ``)``; if they do not fit, one argument per line with a
+  trailing comma; a single argument that is itself a call is split the same way, one level deeper. A call already
+  split with its arguments on one line under it (``f(\\n    a, b\\n)``) whose line grew too long gets one argument
+  per line;
+- with a formatter that joins lines (black, ruff format), a statement that the edit made short enough to fit on one
+  line is joined, as the formatter would (never one with a comment or a magic trailing comma inside).
+
+Only statement lines that hold nothing but the call (``f(...)``, ``x = f(...)``, ``return f(...)``…) and no comment
+are split: anything else keeps its long line rather than get a layout the formatter would not produce.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from torchmigrate.core.registry import Layout
+from torchmigrate.core.text import split_lines
+from torchmigrate.python.helpers import dotted_name
+
+__all__ = ["reflow"]
+
+_UNIT = "    "  # black's indent, whatever the file's own
+_NONE = cst.SimpleWhitespace("")
+
+
+def reflow(module: cst.Module, old_text: str, layout: Layout) -> cst.Module:
+    """``module`` (the passes' output for ``old_text``) with its edited statements kept within ``layout``."""
+    limit = layout.line_length
+    if not limit or "\t" in module.default_indent:
+        return module
+    new_text = module.code
+    changed = _changed_lines(old_text, new_text)
+    if not changed:
+        return module
+    lines = split_lines(new_text)
+    long = {n for n in changed if _width(lines[n - 1]) > limit}
+    if not long and layout.formatter is None:
+        return module
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    replacements: dict[int, _Statement] = {}
+    for statement in _statements(wrapper.module):
+        where = positions.get(statement)
+        if where is None:
+            continue
+        first = where.start.line
+        last = first + len(_lines(statement)) - 1  # a `with` statement: its header only
+        if not any(first <= n <= last for n in changed):
+            continue
+        indent = len(lines[first - 1]) - len(lines[first - 1].lstrip(" "))
+        new: _Statement | None = None
+        if any(first <= n <= last for n in long):
+            new = _split(statement, indent, limit)
+        elif layout.formatter is not None and last > first and isinstance(statement, cst.SimpleStatementLine):
+            new = _joined(statement, indent, limit)
+        if new is not None:
+            replacements[id(statement)] = new
+    if not replacements:
+        return module
+    return wrapper.module.visit(_Replace(replacements))
+
+
+def _width(line: str) -> int:
+    return len(line.rstrip("\r\n"))
+
+
+def _changed_lines(old: str, new: str) -> set[int]:
+    """1-based lines of ``new`` that are not lines of ``old`` kept as they were."""
+    out: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
+    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(range(j1 + 1, j2 + 1))
+    return out
+
+
+_Statement = cst.SimpleStatementLine | cst.With
+
+
+def _statements(module: cst.Module) -> Iterable[_Statement]:
+    """Statement lines and ``with`` statements (whose header may hold an edited call), never inside expressions."""
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            yield node
+            continue
+        if isinstance(node, cst.With):
+            yield node
+        stack.extend(child for child in node.children if not isinstance(child, cst.BaseExpression))
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, replacements: dict[int, _Statement]) -> None:
+        super().__init__()
+        self.replacements = replacements
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False
+
+    def leave_SimpleStatementLine(
+        self, original_node: cst.SimpleStatementLine, updated_node: cst.SimpleStatementLine
+    ) -> cst.SimpleStatementLine:
+        new = self.replacements.get(id(original_node))
+        return new if isinstance(new, cst.SimpleStatementLine) else updated_node
+
+    def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
+        new = self.replacements.get(id(original_node))
+        if isinstance(new, cst.With):  # the new header, on the body as the visit left it
+            return new.with_changes(body=updated_node.body)
+        return updated_node
+
+
+# --- what a statement is made of -------------------------------------------------------------------------------------
+
+_EMPTY = cst.Module(body=[])
+
+
+def _code(node: cst.CSTNode) -> str:
+    return _EMPTY.code_for_node(node)
+
+
+def _target_call(statement: _Statement) -> cst.Call | None:
+    """The call whose closing bracket ends the statement (black's last opening bracket), when the statement is
+    nothing but that call and what it is assigned to or returned as (or a ``with`` of that call)."""
+    value: cst.BaseExpression | None = None
+    if isinstance(statement, cst.With):
+        if len(statement.items) != 1 or isinstance(statement.lpar, cst.LeftParen) or statement.asynchronous is not None:
+            return None
+        item = statement.items[0]
+        if item.asname is not None and not isinstance(item.asname.name, cst.Name):
+            return None
+        value = item.item
+    else:
+        if len(statement.body) != 1 or statement.trailing_whitespace.comment is not None:
+            return None
+        small = statement.body[0]
+        if isinstance(small, cst.Expr):
+            value = small.value
+        elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+            value = small.value
+        elif isinstance(small, (cst.AnnAssign, cst.AugAssign, cst.Return)):
+            value = small.value
+    if not isinstance(value, cst.Call) or value.lpar or value.rpar or not value.args:
+        return None
+    return value
+
+
+def _lines(statement: _Statement) -> list[str]:
+    """The lines of a statement line, or of a ``with`` statement's header."""
+    if isinstance(statement, cst.With):
+        header = statement.with_changes(leading_lines=(), body=cst.IndentedBlock(body=[]))
+        return [line.rstrip("\r\n") for line in split_lines(_code(header))][:-1]  # without the `pass` of the body
+    return [line.rstrip("\r\n") for line in split_lines(_code(statement.with_changes(leading_lines=())))]
+
+
+def _too_long(statement: _Statement, indent: int, limit: int) -> list[str]:
+    return [line for line in _lines(statement) if indent + len(line) > limit]
+
+
+def _fits(statement: _Statement, indent: int, limit: int, ignore: frozenset[str] = frozenset()) -> bool:
+    """Every line of ``statement`` (at ``indent``) within ``limit``, but the lines ``ignore`` names (long already)."""
+    return all(line in ignore for line in _too_long(statement, indent, limit))
+
+
+def _has_comment_or_break(node: cst.CSTNode) -> bool:
+    finder = _Layout()
+    node.visit(finder)
+    return finder.comment or finder.breaks
+
+
+class _Layout(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.comment = False
+        self.breaks = False
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.comment = True
+
+    def visit_ParenthesizedWhitespace(self, node: cst.ParenthesizedWhitespace) -> None:
+        self.breaks = True
+
+
+def _breaks(ws: cst.BaseParenthesizableWhitespace | cst.MaybeSentinel) -> bool:
+    return isinstance(ws, cst.ParenthesizedWhitespace)
+
+
+def _ws(depth: int) -> cst.ParenthesizedWhitespace:
+    return cst.ParenthesizedWhitespace(indent=True, last_line=cst.SimpleWhitespace(_UNIT * depth))
+
+
+def _hugged(call: cst.Call, depth: int) -> cst.Call:
+    """``f(\n    a, b\n)``: the arguments on one line, one level deeper."""
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    args = [a.with_changes(comma=comma, whitespace_after_arg=_NONE) for a in call.args[:-1]]
+    last = call.args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=_ws(depth))
+    return call.with_changes(whitespace_before_args=_ws(depth + 1), args=[*args, last])
+
+
+def _exploded(call: cst.Call, depth: int) -> cst.Call:
+    """One argument per line, one level deeper, with a trailing comma."""
+    args = [a.with_changes(comma=cst.Comma(whitespace_after=_ws(depth + 1)), whitespace_after_arg=_NONE) for a in call.args[:-1]]
+    last = call.args[-1].with_changes(comma=cst.Comma(whitespace_after=_ws(depth)), whitespace_after_arg=_NONE)
+    return call.with_changes(whitespace_before_args=_ws(depth + 1), args=[*args, last])
+
+
+def _flat(node: cst.CSTNode) -> bool:
+    return not _has_comment_or_break(node)
+
+
+def _splittable(node: cst.CSTNode) -> bool:
+    """A call of a dotted name with arguments, or a collection literal, written on one line. Black splits a method
+    chain (``a(x).b(y)``) at its dots instead, and a lone ``*args`` gets no trailing comma: those are left alone."""
+    if isinstance(node, _COLLECTIONS):
+        return bool(node.elements) and _flat(node) and (not isinstance(node, cst.Tuple) or len(node.lpar) == 1)
+    return (
+        isinstance(node, cst.Call)
+        and bool(node.args)
+        and dotted_name(node.func) is not None
+        and _flat(node)
+        and not (len(node.args) == 1 and node.args[0].star)
+    )
+
+
+def _replace(statement: _Statement, old: cst.CSTNode, new: cst.CSTNode) -> _Statement:
+    replaced = statement.deep_replace(old, new)
+    assert isinstance(replaced, (cst.SimpleStatementLine, cst.With))
+    return replaced
+
+
+def _split_value(
+    statement: _Statement, value: cst.BaseExpression, depth: int, indent: int, limit: int, ignore: frozenset[str]
+) -> _Statement | None:
+    if isinstance(value, cst.Call):
+        return _split_call(statement, value, depth, indent, limit, ignore)
+    if isinstance(value, _COLLECTIONS):
+        return _split_collection(statement, value, depth, indent, limit, ignore)
+    return None
+
+
+_COLLECTIONS = (cst.List, cst.Set, cst.Dict, cst.Tuple)
+
+
+def _split_collection(
+    statement: _Statement, value: cst.BaseExpression, depth: int, indent: int, limit: int, ignore: frozenset[str]
+) -> _Statement | None:
+    """A list, set, dict or parenthesized tuple split as black splits a collection: one element per line, with a
+    trailing comma (never its elements on one line under it)."""
+    if not isinstance(value, _COLLECTIONS) or not _flat(value) or value.lpar and not isinstance(value, cst.Tuple):
+        return None
+    elements = list(value.elements)
+    if not elements or any(isinstance(e, (cst.StarredElement, cst.StarredDictElement)) for e in elements[-1:]):
+        return None
+    inner = [e.with_changes(comma=cst.Comma(whitespace_after=_ws(depth + 1))) for e in elements[:-1]]
+    inner.append(elements[-1].with_changes(comma=cst.Comma(whitespace_after=_ws(depth))))
+    opening = _ws(depth + 1)
+    new: cst.List | cst.Set | cst.Dict | cst.Tuple
+    if isinstance(value, cst.List):
+        new = value.with_changes(lbracket=cst.LeftSquareBracket(whitespace_after=opening), elements=inner)
+    elif isinstance(value, cst.Tuple):
+        if len(value.lpar) != 1:
+            return None
+        new = value.with_changes(lpar=[cst.LeftParen(whitespace_after=opening)], elements=inner)
+    else:
+        new = value.with_changes(lbrace=cst.LeftCurlyBrace(whitespace_after=opening), elements=inner)
+    candidate = _replace(statement, value, new)
+    for element in new.elements:
+        if _fits(candidate, indent, limit, ignore):
+            return candidate
+        item = element.value
+        line = cst.SimpleStatementLine(body=[cst.Expr(item)])
+        if _fits(line, indent + len(_UNIT) * (depth + 1), limit) or not _splittable(item):
+            continue
+        deeper = _split_value(candidate, item, depth + 1, indent, limit, ignore)
+        if deeper is None:
+            return None
+        candidate = deeper
+    return candidate if _fits(candidate, indent, limit, ignore) else None
+
+
+def _split_call(
+    statement: _Statement, call: cst.Call, depth: int, indent: int, limit: int, ignore: frozenset[str]
+) -> _Statement | None:
+    """``statement`` with ``call`` (on one line, ``depth`` levels into the statement) split as black splits it, or
+    ``None`` when no split fits."""
+    if not _splittable(call):
+        return None
+    hugged = _hugged(call, depth)
+    candidate = _replace(statement, call, hugged)
+    if _fits(candidate, indent, limit, ignore):
+        return candidate
+    only = call.args[0]
+    if len(call.args) == 1 and only.keyword is None and _splittable(only.value):
+        deeper = _split_value(candidate, hugged.args[0].value, depth + 1, indent, limit, ignore)
+        if deeper is not None:
+            return deeper
+    exploded = _exploded(call, depth)
+    candidate = _replace(statement, call, exploded)
+    for argument in exploded.args:
+        if _fits(candidate, indent, limit, ignore):
+            return candidate
+        value = argument.value
+        line = cst.SimpleStatementLine(body=[cst.Expr(value)])
+        if not _splittable(value) or _fits(line, indent + len(_UNIT) * (depth + 1), limit):
+            continue
+        deeper = _split_value(candidate, value, depth + 1, indent, limit, ignore)
+        if deeper is None:
+            return None
+        candidate = deeper
+    return candidate if _fits(candidate, indent, limit, ignore) else None
+
+
+def _split(statement: _Statement, indent: int, limit: int) -> _Statement | None:
+    """``statement`` with its too long lines split (each as black would), or ``None`` when one cannot be."""
+    if isinstance(statement, cst.SimpleStatementLine) and (
+        len(statement.body) != 1 or statement.trailing_whitespace.comment is not None
+    ):
+        return None
+    if isinstance(statement, cst.With) and _has_comment_or_break(statement.with_changes(body=cst.IndentedBlock(body=[]))):
+        return None
+    current = statement
+    for _ in range(8):
+        long = _too_long(current, indent, limit)
+        if not long:
+            return None if current is statement else current
+        new = _split_line(current, long[0], indent, limit, frozenset(long[1:]))
+        if new is None:
+            return None
+        current = new
+    return None
+
+
+_MARK = "__torchmigrate_reflow__"
+
+
+def _split_line(statement: _Statement, line: str, indent: int, limit: int, ignore: frozenset[str]) -> _Statement | None:
+    """``statement`` with its line ``line`` split: at the statement's last call when it is one line, else at the call
+    whose arguments make up that line, or the call alone on it (``torch.load(...)``, ``name=torch.load(...),``)."""
+    if len(_lines(statement)) == 1:
+        call = _target_call(statement)
+        if call is None:
+            return _split_conditional(statement, indent, limit, ignore)
+        return _split_call(statement, call, 0, indent, limit, ignore)
+    if isinstance(statement, cst.With):
+        return None
+    finder = _Calls()
+    statement.visit(finder)
+    for call in finder.calls:
+        if _hanging(call):
+            exploded = _explode(call)
+            candidate = _replace(statement, call, exploded)
+            if line not in _lines(candidate):
+                return candidate
+            continue
+        if not _splittable(call):
+            continue
+        marked = _lines(_replace(statement, call, cst.Name(_MARK)))
+        at = next((text for text in marked if _MARK in text), None)
+        if at is None or at.replace(_MARK, _code(call)) != line:
+            continue
+        match = re.fullmatch(rf"( *)(?:\w+=)?{_MARK},?", at)
+        if match is None or len(match.group(1)) % len(_UNIT):
+            continue
+        return _split_call(statement, call, len(match.group(1)) // len(_UNIT), indent, limit, ignore)
+    return None
+
+
+def _split_conditional(statement: _Statement, indent: int, limit: int, ignore: frozenset[str]) -> _Statement | None:
+    """``x = a if c else b`` (assigned or returned) split as black splits it: in parentheses of its own, on one line
+    under the statement if it fits there, else ``a`` / ``if c`` / ``else b`` on a line each (a part that is itself
+    a parenthesized conditional is split the same way, one level deeper)."""
+    if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    value = getattr(small, "value", None) if isinstance(small, (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.Return)) else None
+    if not isinstance(value, cst.IfExp) or value.lpar or not _flat(value):
+        return None
+    return _split_ifexp(statement, value, 0, indent, limit, ignore, add_parens=True)
+
+
+def _split_ifexp(
+    statement: _Statement, value: cst.IfExp, depth: int, indent: int, limit: int, ignore: frozenset[str], add_parens: bool
+) -> _Statement | None:
+    wrapped = value.with_changes(
+        lpar=[cst.LeftParen(whitespace_after=_ws(depth + 1))], rpar=[cst.RightParen(whitespace_before=_ws(depth))]
+    )
+    if not add_parens and len(value.lpar) != 1:
+        return None
+    candidate = _replace(statement, value, wrapped)
+    if _fits(candidate, indent, limit, ignore):
+        return candidate
+    split = wrapped.with_changes(whitespace_before_if=_ws(depth + 1), whitespace_before_else=_ws(depth + 1))
+    candidate = _replace(statement, value, split)
+    for part in (split.body, split.test, split.orelse):
+        if _fits(candidate, indent, limit, ignore):
+            return candidate
+        if _fits(cst.SimpleStatementLine(body=[cst.Expr(part)]), indent + len(_UNIT) * (depth + 1), limit):
+            continue
+        if isinstance(part, cst.IfExp) and len(part.lpar) == 1 and _flat(part):
+            deeper = _split_ifexp(candidate, part, depth + 1, indent, limit, ignore, add_parens=False)
+        elif _splittable(part):
+            deeper = _split_value(candidate, part, depth + 1, indent, limit, ignore)
+        else:
+            deeper = None
+        if deeper is None:
+            return None
+        candidate = deeper
+    return candidate if _fits(candidate, indent, limit, ignore) else None
+
+
+def _hanging(call: cst.Call) -> bool:
+    """``f(\n    a, b\n)``: ``(`` and ``)`` break the line, the arguments share one, no comment."""
+    wba, args = call.whitespace_before_args, call.args
+    if len(args) < 2 or not _breaks(wba) or not _breaks(args[-1].whitespace_after_arg):
+        return False
+    if any(isinstance(a.comma, cst.Comma) and _breaks(a.comma.whitespace_after) for a in args):
+        return False
+    if isinstance(wba, cst.ParenthesizedWhitespace) and (wba.first_line.comment is not None or wba.empty_lines):
+        return False
+    tail = args[-1].whitespace_after_arg
+    if isinstance(tail, cst.ParenthesizedWhitespace) and (tail.first_line.comment is not None or tail.empty_lines):
+        return False
+    return all(_flat(a) for a in args[:-1]) and _flat(args[-1].with_changes(whitespace_after_arg=_NONE))
+
+
+def _explode(call: cst.Call) -> cst.Call:
+    """A hanging call with one argument per line at its arguments' indent, and a trailing comma."""
+    wba = call.whitespace_before_args
+    tail = call.args[-1].whitespace_after_arg
+    assert isinstance(wba, cst.ParenthesizedWhitespace) and isinstance(tail, cst.ParenthesizedWhitespace)
+    args = [a.with_changes(comma=cst.Comma(whitespace_after=wba)) for a in call.args[:-1]]
+    last = call.args[-1].with_changes(comma=cst.Comma(whitespace_after=tail), whitespace_after_arg=_NONE)
+    return call.with_changes(args=[*args, last])
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def _joined(statement: cst.SimpleStatementLine, indent: int, limit: int) -> cst.SimpleStatementLine | None:
+    """``statement`` on one line, if it fits and holds no comment and no magic trailing comma."""
+    if statement.trailing_whitespace.comment is not None:
+        return None
+    joiner = _Join()
+    joined = statement.visit(joiner)
+    if joiner.refused or not isinstance(joined, cst.SimpleStatementLine) or joined.deep_equals(statement):
+        return None
+    bare = joined.with_changes(leading_lines=())
+    if _has_comment_or_break(bare) or "\n" in _code(bare).rstrip("\r\n"):
+        return None  # a line break the join does not handle (an operator's, a multi-line string)
+    return joined if _fits(joined, indent, limit) else None
+
+
+def _unbroken(ws: cst.BaseParenthesizableWhitespace, then: str = "") -> cst.BaseParenthesizableWhitespace:
+    return cst.SimpleWhitespace(then) if isinstance(ws, cst.ParenthesizedWhitespace) else ws
+
+
+class _Join(cst.CSTTransformer):
+    """The line breaks just inside brackets and after commas removed, as black renders a line that fits; refuses
+    comments and magic trailing commas (black keeps those split)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refused = False
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.refused = True
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.Call:
+        if updated_node.args and isinstance(updated_node.args[-1].comma, cst.Comma):
+            self.refused = True
+        return updated_node.with_changes(whitespace_before_args=_unbroken(updated_node.whitespace_before_args))
+
+    def leave_Arg(self, original_node: cst.Arg, updated_node: cst.Arg) -> cst.Arg:
+        return updated_node.with_changes(whitespace_after_arg=_unbroken(updated_node.whitespace_after_arg))
+
+    def leave_Comma(self, original_node: cst.Comma, updated_node: cst.Comma) -> cst.Comma:
+        return updated_node.with_changes(whitespace_after=_unbroken(updated_node.whitespace_after, " "))
+
+    def leave_LeftParen(self, original_node: cst.LeftParen, updated_node: cst.LeftParen) -> cst.LeftParen:
+        return updated_node.with_changes(whitespace_after=_unbroken(updated_node.whitespace_after))
+
+    def leave_RightParen(self, original_node: cst.RightParen, updated_node: cst.RightParen) -> cst.RightParen:
+        return updated_node.with_changes(whitespace_before=_unbroken(updated_node.whitespace_before))
+
+    def leave_LeftSquareBracket(
+        self, original_node: cst.LeftSquareBracket, updated_node: cst.LeftSquareBracket
+    ) -> cst.LeftSquareBracket:
+        return updated_node.with_changes(whitespace_after=_unbroken(updated_node.whitespace_after))
+
+    def leave_RightSquareBracket(
+        self, original_node: cst.RightSquareBracket, updated_node: cst.RightSquareBracket
+    ) -> cst.RightSquareBracket:
+        return updated_node.with_changes(whitespace_before=_unbroken(updated_node.whitespace_before))
+
+    def leave_LeftCurlyBrace(self, original_node: cst.LeftCurlyBrace, updated_node: cst.LeftCurlyBrace) -> cst.LeftCurlyBrace:
+        return updated_node.with_changes(whitespace_after=_unbroken(updated_node.whitespace_after))
+
+    def leave_RightCurlyBrace(
+        self, original_node: cst.RightCurlyBrace, updated_node: cst.RightCurlyBrace
+    ) -> cst.RightCurlyBrace:
+        return updated_node.with_changes(whitespace_before=_unbroken(updated_node.whitespace_before))
+
+    def _magic(self, elements: Iterable[cst.CSTNode]) -> None:
+        items = list(elements)
+        if items and isinstance(getattr(items[-1], "comma", None), cst.Comma):
+            self.refused = True
+
+    def visit_List(self, node: cst.List) -> None:
+        self._magic(node.elements)
+
+    def visit_Dict(self, node: cst.Dict) -> None:
+        self._magic(node.elements)
+
+    def visit_Set(self, node: cst.Set) -> None:
+        self._magic(node.elements)
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        if len(node.elements) > 1:
+            self._magic(node.elements)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._magic(node.slice)

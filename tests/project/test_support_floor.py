@@ -1,0 +1,67 @@
+"""The support floor a project's torch requirements set: the oldest release they admit after the migration."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from torchmigrate.core.versions import Version, parse_version
+from torchmigrate.project.detect import detect_support_floor
+from torchmigrate.run.plan import make_options, root_options
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "floor", "after"),
+    [
+        ("requirements.txt", "torch==2.7.1\n", "2.12", "torch==2.12.0"),  # the pin moves to the target
+        ("requirements.txt", "torch>=2.0\n", "2.0", "torch>=2.0"),  # admits the target: left as it is
+        ("constraints.txt", "torch>=2.4,<2.8\n", "2.4", "torch>=2.4,<2.13"),
+        ("pyproject.toml", '[project]\ndependencies = ["torch~=2.5.0"]\n', "2.12", "torch~=2.12.0"),
+        ("pyproject.toml", '[tool.poetry.dependencies]\ntorch = "^2.6"\n', "2.6", "torch>=2.6,<3"),
+        ("setup.py", "setup(install_requires=['torch>=2.3'])\n", "2.3", "torch>=2.3"),
+    ],
+)
+def test_floor_is_the_lowest_release_admitted_after_the_migration(
+    tmp_path: Path, name: str, text: str, floor: str, after: str
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / name).write_text(text)
+    found = detect_support_floor(tmp_path, Version(2, 12))
+    assert found is not None
+    assert found[0] == parse_version(floor)
+    assert found[1].endswith(f"{name}: {after}")
+
+
+def test_oldest_requirement_wins_and_upper_bounds_set_nothing(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("torch==2.7.1\n")
+    (tmp_path / "pyproject.toml").write_text('[project]\ndependencies = ["torch>=2.7,<2.8"]\n')
+    found = detect_support_floor(tmp_path, Version(2, 12))
+    assert found is not None and found[0] == Version(2, 7) and found[1].endswith("pyproject.toml: torch>=2.7,<2.13")
+    (tmp_path / "pyproject.toml").unlink()
+    (tmp_path / "requirements.txt").write_text("torch<2.8\n")
+    assert detect_support_floor(tmp_path, Version(2, 12)) is None
+
+
+def test_without_torch_pin_the_requirement_stays_as_it_is(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("torch==2.7.1\n")
+    found = detect_support_floor(tmp_path, Version(2, 12), moved=False)
+    assert found is not None and found[0] == Version(2, 7)
+    ignored = root_options(tmp_path, make_options("2.12", ignore=["torch-pin"]), detect_from=False)
+    assert ignored.min_torch == Version(2, 7)
+
+
+def test_root_options_use_the_requirement_unless_min_torch_is_given(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("torch>=2.6\n")
+    detected = root_options(tmp_path, make_options("2.12"), detect_from=True)
+    assert (detected.from_, detected.floor, detected.min_torch_kind) == (Version(2, 6), Version(2, 6), "requirement")
+    assert detected.gate().floor_source.endswith("requirements.txt: torch>=2.6")
+    given = root_options(tmp_path, make_options("2.12", min_torch="2.10"), detect_from=True)
+    assert (given.floor, given.min_torch_source, given.min_torch_kind) == (Version(2, 10), "--min-torch 2.10", "option")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / ".git").mkdir()
+    assert root_options(bare, make_options("2.12"), detect_from=True).floor == Version(2, 12)  # no requirement: --to

@@ -1,0 +1,106 @@
+"""Imports a pass adds or renames go where isort's and ruff's order puts them among their neighbours (no new I001)."""
+
+from __future__ import annotations
+
+import libcst as cst
+import pytest
+
+from torchmigrate.core.passes import SAFE, Pass
+from torchmigrate.python.engine import migrate_text
+from torchmigrate.python.imports import import_lines, place_imports
+from torchmigrate.python.transform import CallContext
+
+DOC = "## What it does\nx\n## Fix safety\ny"
+
+ADDS = Pass(id="test-adds-import", release="2.5", safety=SAFE, title="t", evidence="test", triggers=("old_autocast",), doc=DOC)
+
+
+@ADDS.rewrites_calls("mylib.old_autocast")
+def _rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression:
+    return call.with_changes(func=ctx.ref("torch.amp.autocast"))
+
+
+def run(p: Pass, code: str) -> str:
+    result = migrate_text(code, [p])
+    assert result.error is None, result.error
+    return result.code
+
+
+def test_an_added_import_joins_the_torch_section_at_its_sorted_place() -> None:
+    before = (
+        "import os\nimport sys\n\nimport numpy as np\nfrom torch import nn\n"
+        "from torch.utils.data import DataLoader\n\nfrom mylib import old_autocast\nfrom mylib import other\n\n"
+        "with old_autocast('cuda'):\n    pass\n"
+    )
+    after = (
+        "import os\nimport sys\n\nimport numpy as np\nfrom torch import nn\nfrom torch.amp import autocast\n"
+        "from torch.utils.data import DataLoader\n\nfrom mylib import other\n\n"
+        "with autocast('cuda'):\n    pass\n"
+    )
+    assert run(ADDS, before) == after
+
+
+def test_an_import_added_to_a_force_sort_within_sections_block_sorts_by_module() -> None:
+    before = (
+        "import os\n\nfrom torch import nn\nimport torch.distributed as dist\nfrom torch.utils.data import DataLoader\n"
+        "\nfrom mylib import old_autocast, other\n\nwith old_autocast('cuda'):\n    pass\n"
+    )
+    out = run(ADDS, before)
+    assert out.startswith("import os\n\nfrom torch import nn\nfrom torch.amp import autocast\nimport torch.distributed as dist\n")
+
+
+def test_a_section_that_was_not_sorted_is_left_in_its_order() -> None:
+    before = "from torch import nn\nimport os\nfrom mylib import old_autocast, other\n\nwith old_autocast('cuda'):\n    pass\n"
+    out = run(ADDS, before)
+    assert out.startswith("from torch import nn\nimport os\nfrom mylib import other\nfrom torch.amp import autocast\n")
+
+
+def test_a_renamed_function_local_import_moves_to_its_sorted_place() -> None:
+    rename = Pass(
+        id="test-fsdp-rename",
+        release="2.6",
+        safety=SAFE,
+        title="t",
+        evidence="test",
+        triggers=("_composable",),
+        renames={"torch.distributed._composable.fsdp.fully_shard.fully_shard": "torch.distributed.fsdp.fully_shard"},
+        doc=DOC,
+    )
+    before = (
+        "def parallelize(model):\n"
+        "    from torch.distributed._composable.fsdp.fully_shard import fully_shard\n"
+        "    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper\n"
+        "\n"
+        "    return fully_shard(checkpoint_wrapper(model))\n"
+    )
+    after = (
+        "def parallelize(model):\n"
+        "    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import checkpoint_wrapper\n"
+        "    from torch.distributed.fsdp import fully_shard\n"
+        "\n"
+        "    return fully_shard(checkpoint_wrapper(model))\n"
+    )
+    assert run(rename, before) == after
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        # comments above a section stay above it; a comment above the touched import goes with it
+        (
+            "# third party\nimport torch\nfrom torch.zzz import b\n# why we need it\nfrom torch.aaa import a\n",
+            "# third party\nimport torch\n# why we need it\nfrom torch.aaa import a\nfrom torch.zzz import b\n",
+        ),
+        # the touched import was first of its section: the section's blank line stays at the section's start
+        (
+            "import os\n\nfrom torch.zzz import b\nfrom torch.aaa import a\n",
+            "import os\n\nfrom torch.aaa import a\nfrom torch.zzz import b\n",
+        ),
+    ],
+)
+def test_place_imports_moves_only_what_the_pass_touched(before: str, after: str) -> None:
+    old = cst.parse_module(before.replace("torch.aaa", "torch.old"))
+    new = cst.parse_module(before)
+    assert place_imports(new, import_lines(old)).code == after
+    untouched = cst.parse_module(before)
+    assert place_imports(untouched, import_lines(untouched)).code == before
