@@ -157,7 +157,7 @@ def _merged(
         by_pass.setdefault(finding.pass_id, []).append(finding)
     merged: list[Finding] = []
     for pass_ in passes:
-        if id(pass_) in settled:
+        if id(pass_) in settled and pass_.id not in by_pass:  # one that an earlier edit made run reports its own
             sink = Sink(pass_.id, pass_.safety.value, suppressed)
             merged.extend(f for f in settled[id(pass_)] if sink.allows(f.line))
         else:
@@ -247,6 +247,9 @@ def _run_libcst(
     wrappers = Wrappers()
     wrappers.seed(module)
     for index, pass_ in enumerate(passes):
+        if id(pass_) in settled and code != text and _now_edits(pass_, code, plans):
+            del settled[id(pass_)]  # an earlier pass's edit gave it a site (passes chain): it runs on the new text
+            in_play.add(id(pass_))
         if id(pass_) in settled:  # decided from the ast of the original text: no edit, these findings
             sink = Sink(pass_.id, pass_.safety.value, original_suppressed)
             result.findings.extend(f for f in settled[id(pass_)] if sink.allows(f.line))
@@ -257,7 +260,7 @@ def _run_libcst(
             continue
         before, kept = module, wrappers.saved()
         try:
-            plan = plans.get(id(pass_)) if code == text else None
+            plan = plans.get(id(pass_)) if code == text else plans.pop(-id(pass_), None)
             module, sink = apply_pass(module, pass_, suppressions(code), wrappers, plan)
         except Exception as exc:  # a bug in one pass must not lose the file or stop the run
             result.new = None
@@ -295,6 +298,21 @@ def _run_libcst(
             return result
     result.new = code
     return result
+
+
+def _now_edits(pass_: Pass, code: str, plans: dict[int, AstPlan]) -> bool:
+    """Whether ``pass_``, settled on the original text (no edit), plans an edit in ``code``, the text after earlier
+    passes; its plan for ``code`` is kept (under ``-id``) for its run."""
+    if pass_.analyse is None or not trigger_regex((pass_,)).search(code):
+        return False
+    try:
+        tree = ast_parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # cannot tell from the ast: let libcst decide
+    plan = pass_.analyse(code, tree)
+    if plan.has_edits:
+        plans[-id(pass_)] = plan
+    return plan.has_edits
 
 
 def _same_line(line: int) -> int:
