@@ -112,6 +112,13 @@ def migrate(
     allow_dirty: Annotated[
         bool, typer.Option("--allow-dirty", help="Allow --git-branch/--git-commit on a work tree with changes.")
     ] = False,
+    # -- review aids (README: Reviewing a migration) --
+    commit_per_pass: Annotated[
+        bool, typer.Option("--commit-per-pass", help="With --git-commit: one commit per applied pass, in release order.")
+    ] = False,
+    split_by_pass: Annotated[
+        Path | None, typer.Option("--split-by-pass", help="With --diff: also write one patch per pass into this new folder.")
+    ] = None,
     executor: Annotated[str, typer.Option("--executor", help="Where the work runs: local or ray.")] = "local",
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Ray cluster to use (default: RAY_ADDRESS, else a local Ray).")
@@ -131,6 +138,7 @@ def migrate(
         raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
     if executor not in ("local", "ray"):
         raise _fail(f"unknown --executor {executor!r} (local or ray)")
+    _check_review_aids(commit_per_pass, git_commit, split_by_pass, diff)
     all_paths = _paths(paths, repos_from, to)
     for flag, value in (("--to", to), ("--from", from_)):
         _version_or_fail(flag, value)
@@ -143,13 +151,28 @@ def migrate(
         color=color,
         progress=progress,
         report=report,
-        git=GitPlan(branch=git_branch, commit=git_commit, allow_dirty=allow_dirty),
+        git=GitPlan(branch=git_branch, commit=git_commit, allow_dirty=allow_dirty, per_pass=commit_per_pass),
         jobs=jobs,
         cache=not no_cache,
         executor=executor,
         ray_address=ray_address,
+        split_by_pass=split_by_pass,
     )
     raise typer.Exit(_run(request))
+
+
+def _check_review_aids(commit_per_pass: bool, git_commit: bool, split_by_pass: Path | None, diff: bool) -> None:
+    """``--commit-per-pass`` needs ``--git-commit``; ``--split-by-pass DIR`` needs ``--diff`` and a new or empty DIR."""
+    if commit_per_pass and not git_commit:
+        raise _fail("--commit-per-pass splits the commit of --git-commit: add --git-commit")
+    if split_by_pass is not None:
+        if not diff:
+            raise _fail("--split-by-pass DIR splits the diff of --diff: add --diff")
+        from torchmigrate.output.patches import check_folder
+
+        problem = check_folder(split_by_pass)
+        if problem is not None:
+            raise _fail(f"--split-by-pass: {problem}")
 
 
 def _explain(pass_id: str, color: Color) -> int:
@@ -230,6 +253,7 @@ class Request:
     cache: bool
     executor: str
     ray_address: str | None
+    split_by_pass: Path | None = None
 
     @property
     def write(self) -> bool:
@@ -249,6 +273,7 @@ def _run(request: Request) -> int:
         write=request.write,
         runner=runner,
         git=request.git,
+        split_by_pass=request.split_by_pass is not None,
     )
     writer = None
     if request.report is not None:
@@ -305,11 +330,24 @@ def _run(request: Request) -> int:
             writer.abort()
     if writer is not None:
         writer.finish(bulk.repos)
+    _finish_review_aids(request, bulk)
     if summary.errors or bulk.exit_error:
         return EXIT_ERROR
     if request.mode == "check" and (summary.changed or summary.findings):
         return EXIT_CHECK
     return EXIT_OK
+
+
+def _finish_review_aids(request: Request, bulk: BulkRun) -> None:
+    """Write the ``--split-by-pass`` patches once the run is through."""
+    if request.split_by_pass is not None:
+        from torchmigrate.output.patches import write_patches
+
+        try:
+            written = write_patches(request.split_by_pass, [f for repo in bulk.repos for f in repo.pass_files])
+        except OSError as exc:
+            raise _fail(f"cannot write --split-by-pass {request.split_by_pass}: {exc.strerror or exc}") from None
+        typer.echo(f"torchmigrate: {len(written)} patch{'es' if len(written) != 1 else ''} in {request.split_by_pass}", err=True)
 
 
 @contextlib.contextmanager

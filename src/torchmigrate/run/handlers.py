@@ -19,13 +19,22 @@ from torchmigrate.python.engine import migrate_text, verify
 __all__ = ["migrate_file_text"]
 
 
-def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -> FileResult:
-    """Migrate ``text``, the content of ``path``, with the handler its name asks for."""
+def migrate_file_text(
+    path: PurePath, text: str, options: Options, shown: str, only: frozenset[str] | None = None
+) -> FileResult:
+    """Migrate ``text``, the content of ``path``, with the handler its name asks for.
+
+    ``only``: run just these of the run's passes (the others are skipped, but the run's options still decide what the
+    project file passes may do): :mod:`torchmigrate.run.perpass` replays a migration one pass at a time with it."""
+    code_passes, project_passes = options.passes(), options.project_passes()
+    if only is not None:
+        code_passes = [p for p in code_passes if p.id in only]
+        project_passes = [p for p in project_passes if p.id in only]
     if path.suffix.lower() == ".ipynb":
-        return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to)
+        return migrate_notebook(text, code_passes, shown, project_passes, options.to)
     kind = project_kind(path)
     if kind is None:
-        return migrate_text(text, options.passes(), shown)
+        return migrate_text(text, code_passes, shown)
     # The Python passes of the run, and those a run without --select/--ignore would apply: a torch cap may be lifted
     # only when the behaviour changes it stops below are migrated (or reported) by the run.
     selected = frozenset(p.id for p in options.passes())
@@ -35,7 +44,7 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
         return migrate_project_text(
             text,
             path,
-            options.project_passes(),
+            project_passes,
             options.to,
             shown,
             python_passes=python_passes,
@@ -43,13 +52,13 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
             unsafe_fixes=options.unsafe_fixes,
         )
     # setup.py is Python code first, and its string literals may pin torch.
-    result = migrate_text(text, options.passes(), shown)
+    result = migrate_text(text, code_passes, shown)
     if result.error is not None or result.new is None:
         return result
     pinned = migrate_project_text(
         result.new,
         path,
-        options.project_passes(),
+        project_passes,
         options.to,
         shown,
         python_passes=python_passes,
