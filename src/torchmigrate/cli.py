@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, BinaryIO
+from typing import TYPE_CHECKING, Annotated, BinaryIO
 
 import typer
 
@@ -23,6 +23,9 @@ from torchmigrate.output.progress import ProgressBar
 from torchmigrate.run import config
 from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
 from torchmigrate.run.runner import Runner
+
+if TYPE_CHECKING:
+    from torchmigrate.output.html import HtmlReport
 
 
 class OutputFormat(str, Enum):
@@ -119,6 +122,9 @@ def migrate(
     split_by_pass: Annotated[
         Path | None, typer.Option("--split-by-pass", help="With --diff: also write one patch per pass into this new folder.")
     ] = None,
+    report_html: Annotated[
+        Path | None, typer.Option("--report-html", help="Write a self-contained HTML report of the run to this file.")
+    ] = None,
     executor: Annotated[str, typer.Option("--executor", help="Where the work runs: local or ray.")] = "local",
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Ray cluster to use (default: RAY_ADDRESS, else a local Ray).")
@@ -157,6 +163,7 @@ def migrate(
         executor=executor,
         ray_address=ray_address,
         split_by_pass=split_by_pass,
+        report_html=report_html,
     )
     raise typer.Exit(_run(request))
 
@@ -254,6 +261,7 @@ class Request:
     executor: str
     ray_address: str | None
     split_by_pass: Path | None = None
+    report_html: Path | None = None
 
     @property
     def write(self) -> bool:
@@ -281,6 +289,7 @@ def _run(request: Request) -> int:
             writer = JsonReportWriter(request.report, to=str(plans[0].options.to), mode=request.mode)
         except OSError as exc:
             raise _fail(f"cannot write --report {request.report}: {exc.strerror or exc}") from None
+    html = _html_report(request)
     summary = Summary()
     bar = ProgressBar.maybe(request.progress)
     try:
@@ -307,6 +316,8 @@ def _run(request: Request) -> int:
                     bar.advance()
                 if writer is not None:
                     writer.add(repo.path, result)
+                if html is not None:
+                    html.add(repo.path, result)
                 reporter.add(result)
             if bar is not None:
                 bar.stop()
@@ -330,7 +341,7 @@ def _run(request: Request) -> int:
             writer.abort()
     if writer is not None:
         writer.finish(bulk.repos)
-    _finish_review_aids(request, bulk)
+    _finish_review_aids(request, bulk, html, summary)
     if summary.errors or bulk.exit_error:
         return EXIT_ERROR
     if request.mode == "check" and (summary.changed or summary.findings):
@@ -338,8 +349,25 @@ def _run(request: Request) -> int:
     return EXIT_OK
 
 
-def _finish_review_aids(request: Request, bulk: BulkRun) -> None:
-    """Write the ``--split-by-pass`` patches once the run is through."""
+def _html_report(request: Request) -> HtmlReport | None:
+    if request.report_html is None:
+        return None
+    from torchmigrate.output.html import HtmlReport, RunOptions
+
+    plans = request.plans
+    options = RunOptions(
+        mode=request.mode,
+        to=str(plans[0].options.to),
+        argv=tuple(sys.argv[1:]),
+        unsafe_fixes=plans[0].options.unsafe_fixes,
+        select=tuple(sorted(plans[0].options.select or ())),
+        ignore=tuple(sorted(plans[0].options.ignore)),
+    )
+    return HtmlReport(options)
+
+
+def _finish_review_aids(request: Request, bulk: BulkRun, html: HtmlReport | None, summary: Summary) -> None:
+    """Write the ``--split-by-pass`` patches and the ``--report-html`` page once the run is through."""
     if request.split_by_pass is not None:
         from torchmigrate.output.patches import write_patches
 
@@ -348,6 +376,11 @@ def _finish_review_aids(request: Request, bulk: BulkRun) -> None:
         except OSError as exc:
             raise _fail(f"cannot write --split-by-pass {request.split_by_pass}: {exc.strerror or exc}") from None
         typer.echo(f"torchmigrate: {len(written)} patch{'es' if len(written) != 1 else ''} in {request.split_by_pass}", err=True)
+    if html is not None and request.report_html is not None:
+        try:
+            html.write(request.report_html, bulk.repos, summary)
+        except OSError as exc:
+            raise _fail(f"cannot write --report-html {request.report_html}: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
