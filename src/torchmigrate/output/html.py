@@ -103,7 +103,7 @@ _CSS = """
 :root { --edit: #2f6fb3; --finding: #c77c0e; --add: #e6f4ea; --del: #fce8e6; --line: #d0d7de; --muted: #57606a; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0 auto;
-       max-width: 1180px; padding: 1.5em 2em 4em; }
+       max-width: 1500px; padding: 1.5em 2em 4em; }
 h1 { font-size: 1.6em; margin: 0 0 .2em; } h2 { margin-top: 2em; border-bottom: 1px solid var(--line); }
 h3 { margin: 1.4em 0 .4em; font-size: 1.05em; }
 code, pre, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: 13px; }
@@ -116,6 +116,8 @@ thead th { background: #f6f8fa; }
 tfoot td { font-weight: 600; background: #f6f8fa; }
 td.zero { color: #afb8c1; }
 .scroll { overflow-x: auto; }
+.side { display: flex; flex-wrap: wrap; gap: 0 2em; align-items: flex-start; }
+.side .scroll { max-width: 100%; }
 dl.options { display: grid; grid-template-columns: max-content 1fr; gap: .2em 1.2em; }
 dl.options dt { font-weight: 600; } dl.options dd { margin: 0; }
 .badge { display: inline-block; border-radius: 3px; padding: 0 .4em; font-size: 12px; font-weight: 600; color: #fff; }
@@ -256,7 +258,7 @@ def _passes_section(report: HtmlReport, repos: Sequence[RepoOutcome], known: dic
         f'<tfoot><tr><td class="text">total</td><td></td>{"".join(totals)}</tr></tfoot></table></div>'
     )
     chart = _chart(ids, report, names)
-    return f'<h2 id="passes">Edits and findings per pass</h2>{table}{chart}'
+    return f'<h2 id="passes">Edits and findings per pass</h2><div class="side">{table}<div>{chart}</div></div>'
 
 
 def _count(n: int) -> str:
@@ -265,7 +267,7 @@ def _count(n: int) -> str:
 
 def _chart(ids: Sequence[str], report: HtmlReport, names: Sequence[str]) -> str:
     """Two bars per pass (edits, findings over every repository), drawn to one scale, as inline SVG."""
-    label_width, bar_width, row, bar = 230, 520, 34, 12
+    label_width, bar_width, row, bar = 210, 300, 34, 12
     edits = {i: sum(report.edits[n, i] for n in names) for i in ids}
     findings = {i: sum(report.findings[n, i] for n in names) for i in ids}
     largest = max([*edits.values(), *findings.values(), 1])
