@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -352,6 +353,10 @@ def _run(request: Request) -> int:
 def _html_report(request: Request) -> HtmlReport | None:
     if request.report_html is None:
         return None
+    folder = request.report_html.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK) or request.report_html.is_dir():
+        # checked before the run, as --report is: a write run must not end in a report it cannot write
+        raise _fail(f"cannot write --report-html {request.report_html}: no writable folder {folder}")
     from torchmigrate.output.html import HtmlReport, RunOptions
 
     plans = request.plans

@@ -138,3 +138,19 @@ def test_the_screenshot_shows_the_chart(report: Path) -> None:
     edits, findings = chromium.count_colour(pixels, EDIT_COLOUR), chromium.count_colour(pixels, FINDING_COLOUR)
     # Edit bars are 5 units long in all, the finding bar 1 (plus a legend swatch each): about five times the ink.
     assert findings > 1000 and 4 < edits / findings < 6, (edits, findings)
+
+
+def test_write_mode_escapes_code_and_lists_files_left_alone(tmp_path: Path) -> None:
+    hostile = EXPORT.replace("import torch\n", "import torch  # </pre><script>alert(1)</script>\n", 1)
+    broken = "import torch\ndef f(:\n    torch.export.export_for_inference(m, (x,))\n"
+    cli.write_tree(tmp_path, {"requirements.txt": "torch>=2.7\n", "a.py": hostile, "broken.py": broken})
+    proc = cli.run("--to", "2.12", "--report-html", "out/r.html", "--no-progress", ".", cwd=tmp_path, text=True)
+    assert proc.returncode == 2 and "cannot write --report-html out/r.html: no writable folder out" in proc.stderr
+    assert (tmp_path / "a.py").read_text() == hostile  # refused before the run: nothing written
+    (tmp_path / "out").mkdir()
+    proc = cli.run("--to", "2.12", "--report-html", "out/r.html", "--no-progress", ".", cwd=tmp_path, text=True)
+    assert proc.returncode == 2, proc.stderr  # broken.py is an error
+    page = (tmp_path / "out" / "r.html").read_text(encoding="utf-8")
+    assert "<script" not in page and "# &lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "Mode</dt><dd>write (files rewritten)" in page and "1 file (applied)" in page
+    assert '<h2 id="errors">Files left as they were</h2>' in page and "broken.py</span>: <span class=\"error\">cannot parse" in page
