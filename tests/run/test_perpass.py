@@ -163,3 +163,23 @@ def test_a_file_whose_replay_fails_is_one_step(monkeypatch: pytest.MonkeyPatch) 
     assert [(s.pass_id, s.text) for s in whole.steps] == [("export-for-training", result.new)]
     message = perpass.pass_message("export-for-training", 1, 1, "2.12", [("a.py", 1)], split=whole.split)
     assert "could not be split by pass" in message
+
+
+def test_split_by_pass_on_the_example_project_with_notebook_and_project_files(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "legacy_project"
+    project = tmp_path / "project"
+    shutil.copytree(example, project)
+    proc = cli.run("--to", "2.12", "--diff", "--no-cache", "--split-by-pass", "../patches", ".", cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    patches = sorted((tmp_path / "patches").iterdir())
+    touched = {line[6:] for p in patches for line in p.read_text().splitlines() if line.startswith("+++ b/")}
+    assert {"notebooks/explore.ipynb", "requirements.txt", "pyproject.toml"} <= touched and len(patches) > 3
+    applied, written = tmp_path / "applied", tmp_path / "written"
+    shutil.copytree(example, applied)
+    shutil.copytree(example, written)
+    for patch in patches:
+        done = subprocess.run(["git", "apply", str(patch)], cwd=applied, capture_output=True, text=True)
+        assert done.returncode == 0, (patch.name, done.stderr)
+    assert cli.run("--to", "2.12", "--no-cache", ".", cwd=written).returncode == 0
+    for path in sorted(p for p in written.rglob("*") if p.is_file()):
+        assert path.read_bytes() == (applied / path.relative_to(written)).read_bytes(), path
