@@ -71,8 +71,8 @@ def split_result(path: Path, result: FileResult, options: Options) -> SplitFile 
     order = release_order(result.passes_applied)
     split = SplitFile(path, result.path, result.old, result.encoding, edits=list(result.edits))
     texts: list[str] = []
-    rank = {p.id for p in all_passes()}
-    if all(pass_id in rank for pass_id in order):
+    known = {p.id for p in all_passes()}
+    if all(pass_id in known for pass_id in order):
         for count in range(1, len(order)):
             replay = migrate_file_text(path, result.old, options, result.path, only=frozenset(order[:count]))
             text = replay.code
