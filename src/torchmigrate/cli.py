@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, BinaryIO
+from typing import TYPE_CHECKING, Annotated, BinaryIO
 
 import typer
 
@@ -24,6 +25,9 @@ from torchmigrate.run import config
 from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
 from torchmigrate.run.plan import selection_warnings
 from torchmigrate.run.runner import Runner
+
+if TYPE_CHECKING:
+    from torchmigrate.output.html import HtmlReport
 
 
 class OutputFormat(str, Enum):
@@ -129,6 +133,16 @@ def migrate(
     allow_dirty: Annotated[
         bool, typer.Option("--allow-dirty", help="Allow --git-branch/--git-commit on a work tree with changes.")
     ] = False,
+    # -- review aids (README: Reviewing a migration) --
+    commit_per_pass: Annotated[
+        bool, typer.Option("--commit-per-pass", help="With --git-commit: one commit per applied pass, in release order.")
+    ] = False,
+    split_by_pass: Annotated[
+        Path | None, typer.Option("--split-by-pass", help="With --diff: also write one patch per pass into this new folder.")
+    ] = None,
+    report_html: Annotated[
+        Path | None, typer.Option("--report-html", help="Write a self-contained HTML report of the run to this file.")
+    ] = None,
     executor: Annotated[str, typer.Option("--executor", help="Where the work runs: local or ray.")] = "local",
     ray_address: Annotated[
         str | None, typer.Option("--ray-address", help="Ray cluster to use (default: RAY_ADDRESS, else a local Ray).")
@@ -148,6 +162,7 @@ def migrate(
         raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
     if executor not in ("local", "ray"):
         raise _fail(f"unknown --executor {executor!r} (local or ray)")
+    _check_review_aids(commit_per_pass, git_commit, split_by_pass, diff)
     all_paths = _paths(paths, repos_from, to)
     for flag, value in (("--to", to), ("--from", from_), ("--min-torch", min_torch)):
         _version_or_fail(flag, value)
@@ -162,13 +177,29 @@ def migrate(
         color=color,
         progress=progress,
         report=report,
-        git=GitPlan(branch=git_branch, commit=git_commit, allow_dirty=allow_dirty),
+        git=GitPlan(branch=git_branch, commit=git_commit, allow_dirty=allow_dirty, per_pass=commit_per_pass),
         jobs=jobs,
         cache=not no_cache,
         executor=executor,
         ray_address=ray_address,
+        split_by_pass=split_by_pass,
+        report_html=report_html,
     )
     raise typer.Exit(_run(request))
+
+
+def _check_review_aids(commit_per_pass: bool, git_commit: bool, split_by_pass: Path | None, diff: bool) -> None:
+    """``--commit-per-pass`` needs ``--git-commit``; ``--split-by-pass DIR`` needs ``--diff`` and a new or empty DIR."""
+    if commit_per_pass and not git_commit:
+        raise _fail("--commit-per-pass splits the commit of --git-commit: add --git-commit")
+    if split_by_pass is not None:
+        if not diff:
+            raise _fail("--split-by-pass DIR splits the diff of --diff: add --diff")
+        from torchmigrate.output.patches import check_folder
+
+        problem = check_folder(split_by_pass)
+        if problem is not None:
+            raise _fail(f"--split-by-pass: {problem}")
 
 
 def _explain(pass_id: str, color: Color) -> int:
@@ -247,6 +278,8 @@ class Request:
     cache: bool
     executor: str
     ray_address: str | None
+    split_by_pass: Path | None = None
+    report_html: Path | None = None
 
     @property
     def write(self) -> bool:
@@ -266,6 +299,7 @@ def _run(request: Request) -> int:
         write=request.write,
         runner=runner,
         git=request.git,
+        split_by_pass=request.split_by_pass is not None,
     )
     writer = None
     if request.report is not None:
@@ -273,6 +307,7 @@ def _run(request: Request) -> int:
             writer = JsonReportWriter(request.report, to=str(plans[0].options.to), mode=request.mode)
         except OSError as exc:
             raise _fail(f"cannot write --report {request.report}: {exc.strerror or exc}") from None
+    html = _html_report(request)
     summary = Summary()
     bar = ProgressBar.maybe(request.progress)
     try:
@@ -299,6 +334,8 @@ def _run(request: Request) -> int:
                     bar.advance()
                 if writer is not None:
                     writer.add(repo.path, result)
+                if html is not None:
+                    html.add(repo.path, result)
                 reporter.add(result)
             if bar is not None:
                 bar.stop()
@@ -322,11 +359,50 @@ def _run(request: Request) -> int:
             writer.abort()
     if writer is not None:
         writer.finish(bulk.repos)
+    _finish_review_aids(request, bulk, html, summary)
     if summary.errors or bulk.exit_error:
         return EXIT_ERROR
     if request.mode == "check" and (summary.changed or summary.findings):
         return EXIT_CHECK
     return EXIT_OK
+
+
+def _html_report(request: Request) -> HtmlReport | None:
+    if request.report_html is None:
+        return None
+    folder = request.report_html.parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK) or request.report_html.is_dir():
+        # checked before the run, as --report is: a write run must not end in a report it cannot write
+        raise _fail(f"cannot write --report-html {request.report_html}: no writable folder {folder}")
+    from torchmigrate.output.html import HtmlReport, RunOptions
+
+    plans = request.plans
+    options = RunOptions(
+        mode=request.mode,
+        to=str(plans[0].options.to),
+        argv=tuple(sys.argv[1:]),
+        unsafe_fixes=plans[0].options.unsafe_fixes,
+        select=tuple(sorted(plans[0].options.select or ())),
+        ignore=tuple(sorted(plans[0].options.ignore)),
+    )
+    return HtmlReport(options)
+
+
+def _finish_review_aids(request: Request, bulk: BulkRun, html: HtmlReport | None, summary: Summary) -> None:
+    """Write the ``--split-by-pass`` patches and the ``--report-html`` page once the run is through."""
+    if request.split_by_pass is not None:
+        from torchmigrate.output.patches import write_patches
+
+        try:
+            written = write_patches(request.split_by_pass, [f for repo in bulk.repos for f in repo.pass_files])
+        except OSError as exc:
+            raise _fail(f"cannot write --split-by-pass {request.split_by_pass}: {exc.strerror or exc}") from None
+        typer.echo(f"torchmigrate: {len(written)} patch{'es' if len(written) != 1 else ''} in {request.split_by_pass}", err=True)
+    if html is not None and request.report_html is not None:
+        try:
+            html.write(request.report_html, bulk.repos, summary)
+        except OSError as exc:
+            raise _fail(f"cannot write --report-html {request.report_html}: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager

@@ -63,6 +63,8 @@ def migrated(code: str) -> str:
 def test_trace_then_call() -> None:
     torch = torch_or_skip()
     legacy = MODEL + "traced = torch.jit.trace(model, (x, y))\nout = traced(x, y)\n"
+    other = migrate_source(legacy + "traced(torch.randn(5, 4), y)\n", to="2.12", unsafe_fixes=True)
+    assert "dynamic_shapes=" in other.findings[0].message and other.code == legacy + "traced(torch.randn(5, 4), y)\n"
     old, old_warnings = run_all(legacy)
     assert any("`torch.jit.trace` is deprecated" in w for w in old_warnings)
     code = migrated(legacy)
@@ -132,7 +134,7 @@ def eager_compile(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(torch, "compile", functools.partial(torch.compile, backend="eager"))
 
 
-def test_script_becomes_compile(tmp_path: Path, eager_compile: None) -> None:
+def test_scripted_functions_run_eagerly_and_a_module_in_a_loop_is_compiled(tmp_path: Path, eager_compile: None) -> None:
     torch = torch_or_skip()
     legacy = MODEL + textwrap.dedent(
         """
@@ -140,19 +142,69 @@ def test_script_becomes_compile(tmp_path: Path, eager_compile: None) -> None:
         def gelu(t):
             return t * torch.sigmoid(1.702 * t)
 
-        scripted = torch.jit.script(model)
-        out = scripted(gelu(x), y)
-        reference = model(x * torch.sigmoid(1.702 * x), y)
+        def swish(t, beta: float = 1.0):
+            return t * torch.sigmoid(beta * t)
+
+        swish = torch.jit.script(swish)
+        scaled = torch.jit.script(model)
+        once = scaled(gelu(x), swish(y))
+
+        def run(batches):
+            fast = torch.jit.script(torch.nn.Linear(4, 3).eval())
+            return [fast(b) for b in batches]
+
+        torch.manual_seed(1)
+        looped = run([x, x + 1])
+        reference = model(x * torch.sigmoid(1.702 * x), y * torch.sigmoid(y))
         """
     )
     old, old_warnings = run_all(legacy, tmp_path)
     assert any("`torch.jit.script` is deprecated" in w for w in old_warnings)
     code = migrated(legacy)
-    assert "@torch.compile\ndef gelu" in code and "scripted = torch.compile(model)" in code
+    assert "@torch" not in code and "swish = torch" not in code and "scaled = model" in code
+    assert "fast = torch.compile(torch.nn.Linear(4, 3).eval())" in code
     new, new_warnings = run_all(code)
     assert new.deprecations == [] and new_warnings == []
-    torch.testing.assert_close(new.namespace["out"], new.namespace["reference"])
-    torch.testing.assert_close(new.namespace["out"], old.namespace["out"])
+    torch.testing.assert_close(new.namespace["once"], new.namespace["reference"])
+    torch.testing.assert_close(new.namespace["once"], old.namespace["once"])
+    for got, expected in zip(new.namespace["looped"], old.namespace["looped"], strict=True):
+        torch.testing.assert_close(got, expected)
+
+
+def test_a_traced_model_records_the_branches_of_a_scripted_helper_only(tmp_path: Path) -> None:
+    """Why a file that keeps TorchScript tracing keeps its scripted helpers too: the trace records the helper's
+    control flow only while the helper is scripted; dropping the decorator would silently change the archive."""
+    torch = torch_or_skip()
+    code = textwrap.dedent(
+        """
+        import torch
+
+        def helper(x):
+            if bool(x.sum() > 0):
+                return x * 2
+            return -x
+
+        scripted = torch.jit.script(helper)
+
+        class Net(torch.nn.Module):
+            def __init__(self, f):
+                super().__init__()
+                self.f = f
+
+            def forward(self, x):
+                return self.f(x)
+
+        with_script = torch.jit.trace(Net(scripted), torch.ones(2))
+        plain = torch.jit.trace(Net(helper), torch.ones(2), check_trace=False)
+        negative = -torch.ones(2)
+        kept = with_script(negative)
+        baked = plain(negative)
+        """
+    )
+    ran, _ = run_all(code, tmp_path)
+    torch.testing.assert_close(ran.namespace["kept"], torch.ones(2))  # the helper's other branch still runs
+    torch.testing.assert_close(ran.namespace["baked"], -2 * torch.ones(2))  # the traced branch, baked in
+    assert migrate_source(code + "torch.jit.save(with_script, 'x.pt')\n", to="2.12", unsafe_fixes=True).code.count("torch.jit") == 4
 
 
 def test_example_project_file_round_trip(tmp_path: Path, eager_compile: None) -> None:
@@ -192,3 +244,31 @@ def test_review_note_static_shapes_and_dynamic_shapes() -> None:
     torch.testing.assert_close(dynamic(torch.ones(3, 4)), lin(torch.ones(3, 4)))
     with pytest.raises(RuntimeError, match="module"):  # an ExportedProgram is not callable: use .module()
         torch.export.export(lin, (torch.randn(2, 4),))(torch.randn(2, 4))
+
+
+def test_keyword_and_list_example_inputs() -> None:
+    torch = torch_or_skip()
+    legacy = textwrap.dedent(
+        """
+        import torch
+        from torch import nn
+        from torch.jit import trace as tr
+
+        torch.manual_seed(0)
+        model = nn.Bilinear(2, 2, 2)
+        x, y = torch.randn(1, 2), torch.randn(1, 2)
+        f = tr(model, example_kwarg_inputs={'input1': x, 'input2': y})
+        g = tr(model, [x, y], strict=False)
+        out = f(input1=x, input2=y), g(x, y)
+        expected = model(x, y)
+        """
+    )
+    old, old_warnings = run_all(legacy)
+    assert any("`torch.jit.trace` is deprecated" in w for w in old_warnings)
+    code = migrated(legacy)
+    assert "export(model, (), kwargs={'input1': x, 'input2': y}).module()" in code and "export(model, (x, y))" in code
+    new, new_warnings = run_all(code)
+    assert new.deprecations == [] and new_warnings == []
+    for got, before in zip(new.namespace["out"], old.namespace["out"], strict=True):
+        torch.testing.assert_close(got, new.namespace["expected"])
+        torch.testing.assert_close(got, before)

@@ -107,3 +107,21 @@ def test_a_batch_sent_early_for_the_window_takes_no_more_items(tmp_path: Path) -
     finally:
         runner.close()
     assert sum(1 for r in expected if r[1] is not None) == 14  # every legacy file migrated
+
+
+def test_a_batch_sent_off_while_filling_gets_no_more_items(tmp_path: Path) -> None:
+    """Regression: when few files reach the engine, the oldest pending file can sit in the batch still being filled;
+    finishing it submits that batch, and later files must go to a new one (they were appended to the sent batch and
+    their results were missing: IndexError with ``--jobs 2`` on a real tree)."""
+    for i in range(40):
+        (tmp_path / f"m{i:02d}.py").write_text(LEGACY if i % 10 == 0 else PLAIN)
+    tasks = _tasks(tmp_path)
+    inline = _records(run_tasks(tasks, write=False, jobs=1))
+    runner = Runner(jobs=2, batch_size=8)
+    runner.window = 5  # smaller than the gap between two engine files
+    try:
+        pooled = _records(runner.run(tasks, write=False))
+    finally:
+        runner.close()
+    assert pooled == inline
+    assert sum(1 for r in pooled if r[1] is not None) == 4

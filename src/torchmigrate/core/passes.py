@@ -12,11 +12,12 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from torchmigrate.core.results import Finding
 from torchmigrate.core.versions import Version, parse_version
 
 if TYPE_CHECKING:
@@ -76,6 +77,22 @@ SAFE = Safety.SAFE
 REVIEW = Safety.REVIEW
 
 CallRewriter = Callable[["cst.Call", "CallContext"], "cst.BaseExpression | None"]
+
+
+class AstPlan(Protocol):
+    """What a pass decided from the stdlib ``ast`` of a file (``Pass.analyse``): its findings, and whether it plans an
+    edit. The engine reports the findings without libcst and hands the file to the pass's transformer (as
+    ``self.plan``) only when an edit is planned."""
+
+    @property
+    def findings(self) -> Sequence[Finding]: ...
+
+    @property
+    def has_edits(self) -> bool: ...
+
+
+# (text, its stdlib ast) → the pass's plan for that text.
+Analyser = Callable[[str, ast.Module], AstPlan]
 # A project file pass: (text of a requirements file / pyproject.toml / Dockerfile …, context) → new text.
 ProjectRewriter = Callable[[str, "ProjectContext"], str]
 
@@ -169,6 +186,10 @@ class Pass:
     # The qualified names a custom transformer acts on, matched by the precheck like renames and call rewriters
     # (``None``: the transformer cannot say, so any trigger word in code keeps the pass in play).
     qualnames: frozenset[str] | None = None
+    # A pass that decides from the stdlib ast: ``analyse(text, tree)`` returns its plan for the file (an ``AstPlan``).
+    # Its findings are the plan's (the transformer reports none of its own), and libcst runs for the pass only when
+    # the plan has an edit; the transformer then reads the plan as ``self.plan``. See CONTRIBUTING.md.
+    analyse: Analyser | None = None
     # Whether the engine may hand the pass a slice of the file (torchmigrate.python.slicing): False for a pass whose
     # decision at one statement depends on code elsewhere that spells none of its trigger words.
     sliceable: bool = True

@@ -20,6 +20,7 @@ Schema (``schema_version`` 1)::
         {"path": "repoA", "to": "2.12", "from": "2.7", "min_torch": "2.7", "files": 10, "changed": 2, "edits": 3,
          "findings": 1, "errors": 0, "unsafe_fixes": 0, "passes_applied": [...],
          "git": {"branch": "...", "commit": "<sha>"} | null, "error": null}
+                                                   # with --commit-per-pass, "git" also has "commits": [<sha>, ...]
       ],
       "summary": {"repos": 3, "files": 30, "changed": 4, "edits": 6, "findings": 2, "errors": 0, "unsafe_fixes": 0}
     }

@@ -19,9 +19,9 @@ from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from torchmigrate.core.fixes import SAFE_ONLY, Gate
-from torchmigrate.core.passes import Pass
+from torchmigrate.core.passes import AstPlan, Pass
 from torchmigrate.core.registry import Layout, Options
-from torchmigrate.core.results import FileResult, Fix
+from torchmigrate.core.results import FileResult, Finding, Fix
 from torchmigrate.core.text import dominant_newline, one_line
 from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
 from torchmigrate.python.precheck import ast_parse, relevant_passes
@@ -96,18 +96,75 @@ def migrate_text(
         result.new = None
         result.error = problem
         return result
+    settled: dict[int, list[Finding]] = {}
+    plans: dict[int, AstPlan] = {}
+    if precheck:
+        _settle_from_ast(text, tree, passes, in_play, settled, plans)
+        if not in_play:
+            result.findings = _merged([], settled, passes, suppressions(text) if settled else {})
+            return result
     newline = dominant_newline(text)
     active = [p for p in passes if id(p) in in_play]
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         sliced = make_slice(text, tree, trigger_regex(active), newline)
         if sliced is not None:
+            # settled passes stay settled in the slice's run; their findings (lines of the original) are added below
+            skip: dict[int, list[Finding]] = {key: [] for key in settled}
             spliced = _unslice(
-                _run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate, layout), sliced, text
+                _run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate, layout, skip), sliced, text
             )
             if spliced is not None:
                 SLICING.count += 1
+                if settled:
+                    spliced.findings = _merged(spliced.findings, settled, passes, suppressions(text))
                 return spliced
-    return _run_libcst(text, passes, in_play, path, precheck, newline, gate, layout)
+    return _run_libcst(text, passes, in_play, path, precheck, newline, gate, layout, settled, plans)
+
+
+def _settle_from_ast(
+    text: str,
+    tree: ast.Module,
+    passes: Sequence[Pass],
+    in_play: set[int],
+    settled: dict[int, list[Finding]],
+    plans: dict[int, AstPlan],
+) -> None:
+    """Passes that decide from the stdlib ast (``Pass.analyse``): one that plans no edit is settled here, with its
+    findings, and leaves ``in_play``; the plan of one that edits is kept for its libcst run."""
+    for pass_ in passes:
+        if pass_.analyse is None or id(pass_) not in in_play:
+            continue
+        plan = pass_.analyse(text, tree)
+        if plan.has_edits:
+            plans[id(pass_)] = plan
+        else:
+            settled[id(pass_)] = list(plan.findings)
+            in_play.discard(id(pass_))
+
+
+def _merged(
+    findings: list[Finding],
+    settled: dict[int, list[Finding]],
+    passes: Sequence[Pass],
+    suppressed: dict[int, frozenset[str] | None],
+) -> list[Finding]:
+    """``findings`` with the settled passes' findings (lines of the original text) put in pass order, where a run over
+    every pass would have reported them; a ``# migrate: ignore`` comment silences them as it does any finding."""
+    if not settled:
+        return findings
+    by_pass: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_pass.setdefault(finding.pass_id, []).append(finding)
+    merged: list[Finding] = []
+    for pass_ in passes:
+        if id(pass_) in settled and pass_.id not in by_pass:  # one that an earlier edit made run reports its own
+            sink = Sink(pass_.id, pass_.safety.value, suppressed)
+            merged.extend(f for f in settled[id(pass_)] if sink.allows(f.line))
+        else:
+            merged.extend(by_pass.pop(pass_.id, ()))
+    for rest in by_pass.values():
+        merged.extend(rest)
+    return merged
 
 
 class _Slicing:
@@ -170,8 +227,14 @@ def _run_libcst(
     newline: str,
     gate: Gate = SAFE_ONLY,
     layout: Layout | None = None,
+    settled: dict[int, list[Finding]] | None = None,
+    plans: dict[int, AstPlan] | None = None,
 ) -> FileResult:
-    """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order."""
+    """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order. ``settled``: passes
+    already decided from the ast (their findings, on ``text``); ``plans``: the ast plans of passes that edit ``text``."""
+    settled = settled or {}
+    plans = plans or {}
+    original_suppressed = suppressions(text) if settled else {}
     result = FileResult(path=path, old=text, new=text)
     PARSES.count += 1
     try:
@@ -184,13 +247,21 @@ def _run_libcst(
     wrappers = Wrappers()
     wrappers.seed(module)
     for index, pass_ in enumerate(passes):
+        if id(pass_) in settled and code != text and _now_edits(pass_, code, plans):
+            del settled[id(pass_)]  # an earlier pass's edit gave it a site (passes chain): it runs on the new text
+            in_play.add(id(pass_))
+        if id(pass_) in settled:  # decided from the ast of the original text: no edit, these findings
+            sink = Sink(pass_.id, pass_.safety.value, original_suppressed)
+            result.findings.extend(f for f in settled[id(pass_)] if sink.allows(f.line))
+            continue
         if id(pass_) not in in_play:
             continue  # the precheck showed it has nothing to act on in the current text
         if not trigger_regex((pass_,)).search(code):
             continue
         before, kept = module, wrappers.saved()
         try:
-            module, sink = apply_pass(module, pass_, suppressions(code), wrappers)
+            plan = plans.get(id(pass_)) if code == text else plans.pop(-id(pass_), None)
+            module, sink = apply_pass(module, pass_, suppressions(code), wrappers, plan)
         except Exception as exc:  # a bug in one pass must not lose the file or stop the run
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {one_line(exc)}"
@@ -227,6 +298,21 @@ def _run_libcst(
             return result
     result.new = code
     return result
+
+
+def _now_edits(pass_: Pass, code: str, plans: dict[int, AstPlan]) -> bool:
+    """Whether ``pass_``, settled on the original text (no edit), plans an edit in ``code``, the text after earlier
+    passes; its plan for ``code`` is kept (under ``-id``) for its run."""
+    if pass_.analyse is None or not trigger_regex((pass_,)).search(code):
+        return False
+    try:
+        tree = ast_parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True  # cannot tell from the ast: let libcst decide
+    plan = pass_.analyse(code, tree)
+    if plan.has_edits:
+        plans[-id(pass_)] = plan
+    return plan.has_edits
 
 
 def _same_line(line: int) -> int:
@@ -326,10 +412,22 @@ def apply_pass(
     pass_: Pass,
     suppressed: dict[int, frozenset[str] | None],
     wrappers: Wrappers | None = None,
+    plan: AstPlan | None = None,
 ) -> tuple[cst.Module, Sink]:
-    """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports."""
+    """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports.
+
+    A pass that decides from the ast (``Pass.analyse``) reports its plan's findings (``plan``, when already made for
+    this text, else made here) and runs its transformer only when the plan has an edit."""
     wrappers = wrappers or Wrappers()
     sink = Sink(pass_.id, pass_.safety.value, suppressed)
+    if pass_.analyse is not None:
+        if plan is None:
+            code = module.code
+            plan = pass_.analyse(code, ast_parse(code))
+        sink.findings.extend(plan.findings)
+        if not plan.has_edits:
+            sink.findings = [f for f in sink.findings if sink.allows(f.line)]
+            return module, sink
     steps: list[type[PassTransformer]] = []
     custom_renames = pass_.transformer is not None and issubclass(pass_.transformer, RenameTransformer)
     if pass_.renames and not custom_renames:  # a RenameTransformer subclass applies the renames itself
@@ -342,6 +440,7 @@ def apply_pass(
         wrapper = wrappers.get(module)
         context = replace(CodemodContext(), wrapper=wrapper)
         transformer = step(context, pass_, sink)
+        transformer.plan = plan
         before_edits = len(sink.edits)
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:

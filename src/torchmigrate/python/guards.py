@@ -18,6 +18,7 @@ Exactly these count (everything else — another package's ``__version__``, ``sy
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable, Iterable
 
@@ -209,3 +210,19 @@ def _bound(alias: cst.ImportAlias, straight: bool) -> str:
         return alias.asname.name.value
     name = dotted_name(alias.name) or ""
     return name.split(".")[0] if straight else name
+
+
+def is_version_guard_ast(node: ast.AST) -> bool:
+    """:func:`is_version_guard` for the stdlib ``ast`` (passes that decide from the ``ast``: ``Pass.analyse``), by the
+    same rule: the statement is spelled again by ``ast.unparse`` and judged by the libcst rule (without import-based
+    qualified names or module-level flags, so a guard read through an alias such as ``dist`` is missed)."""
+    try:
+        if isinstance(node, (ast.If, ast.IfExp)):
+            statement = cst.parse_statement(f"if {ast.unparse(node.test)}:\n    pass\n")
+        elif isinstance(node, ast.Try):
+            statement = cst.parse_statement(ast.unparse(node) + "\n")
+        else:
+            return False
+    except (RecursionError, cst.ParserSyntaxError, ValueError):  # too deep to spell, or not spelled back: no guard
+        return False
+    return is_version_guard(statement)

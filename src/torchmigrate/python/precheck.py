@@ -314,12 +314,23 @@ def quiet_parse_warnings() -> None:
 
 
 def ast_parse(text: str) -> ast.Module:
-    """``ast.parse`` without the parser's warnings reaching the user (raises as ``ast.parse`` does)."""
+    """``ast.parse`` without the parser's warnings reaching the user (raises as ``ast.parse`` does).
+
+    The last text parsed is remembered (by identity): the precheck, the engine and the detectors of one file share
+    one tree, which no caller modifies."""
+    if _LAST_PARSE and _LAST_PARSE[0][0] is text:
+        return _LAST_PARSE[0][1]
     if _Quiet.enabled:
-        return ast.parse(text)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return ast.parse(text)
+        tree = ast.parse(text)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text)
+    _LAST_PARSE[:] = [(text, tree)]
+    return tree
+
+
+_LAST_PARSE: list[tuple[str, ast.Module]] = []
 
 
 def parse(text: str) -> ast.Module | None:

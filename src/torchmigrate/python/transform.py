@@ -160,6 +160,8 @@ class PassTransformer(ContextAwareTransformer):
     # Resolved on first use only: most files that reach libcst need few positions or parents, and each provider is a
     # whole extra visit of the tree (PositionProvider alone costs about a third of the scope analysis).
     LAZY_METADATA = (PositionProvider, ParentNodeProvider)
+    # The plan of a pass that decides from the stdlib ast (``Pass.analyse``), set by the engine before the visit.
+    plan: Any = None
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         # Not ContextAwareTransformer.__init__: its matcher-decorator support inspects every member of the class on
@@ -408,6 +410,7 @@ class PassTransformer(ContextAwareTransformer):
     def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
         if self._removed:
             body, carry = self._drop_removed(updated_node.body)
+            carry = [line for line in carry if line.comment is not None]  # no blank lines at the end of the file (W391)
             return updated_node.with_changes(body=body, footer=[*carry, *updated_node.footer])
         return updated_node
 

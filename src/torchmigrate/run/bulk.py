@@ -18,7 +18,7 @@ from pathlib import Path
 
 from torchmigrate.core.registry import Options, get_pass
 from torchmigrate.core.results import FileResult, Summary
-from torchmigrate.run import gitops
+from torchmigrate.run import gitops, perpass
 from torchmigrate.run.plan import plan_tasks, root_options
 from torchmigrate.run.runner import Runner, Task
 
@@ -27,11 +27,13 @@ __all__ = ["GitPlan", "RepoOutcome", "BulkRun", "commit_message", "read_repo_lis
 
 @dataclass(frozen=True)
 class GitPlan:
-    """``branch``: create it (from HEAD) to hold the migration; ``commit``: commit it; ``allow_dirty``: skip the check."""
+    """``branch``: create it (from HEAD) to hold the migration; ``commit``: commit it; ``allow_dirty``: skip the check;
+    ``per_pass``: one commit per applied pass (release order) instead of one for the whole migration."""
 
     branch: str | None = None
     commit: bool = False
     allow_dirty: bool = False
+    per_pass: bool = False
 
 
 @dataclass
@@ -48,11 +50,15 @@ class RepoOutcome:
     commit: str | None = None
     error: str | None = None  # a repository-level problem (refused, git failed): exit 2
     refused: bool = False
+    pass_files: list[perpass.SplitFile] = field(default_factory=list)  # changed files, pass by pass (when split)
+    commits: list[str] = field(default_factory=list)  # with a commit per pass: every commit made, oldest first
 
     @property
     def git_status(self) -> str:
         if self.refused or self.error:
             return f"error: {self.error}"
+        if len(self.commits) > 1 and self.commit:
+            return f"{len(self.commits)} commits, last {self.commit[:12]} on {self.branch or 'the current branch'}"
         if self.commit:
             return f"committed {self.commit[:12]} on {self.branch or 'the current branch'}"
         if self.branch:
@@ -73,9 +79,18 @@ class RepoOutcome:
             "errors": s.errors,
             "unsafe_fixes": s.unsafe_fixes,
             "passes_applied": sorted(self.passes_applied),
-            "git": {"branch": self.branch, "commit": self.commit} if (self.branch or self.commit) else None,
+            "git": self._git_dict(),
             "error": self.error,
         }
+
+
+    def _git_dict(self) -> dict[str, object] | None:
+        if not (self.branch or self.commit):
+            return None
+        found: dict[str, object] = {"branch": self.branch, "commit": self.commit}
+        if self.commits:
+            found["commits"] = list(self.commits)
+        return found
 
 
 def read_repo_list(source: str) -> list[str]:
@@ -115,9 +130,11 @@ class BulkRun:
         write: bool,
         runner: Runner,
         git: GitPlan | None = None,
+        split_by_pass: bool = False,
     ) -> None:
         """``roots``: (PATH, its options, whether ``--from`` comes from its torch pin). ``planner(i)``: the tasks of
-        root ``i`` (default: every source file under it)."""
+        root ``i`` (default: every source file under it). ``split_by_pass``: also replay each changed file pass by pass
+        into :attr:`RepoOutcome.pass_files` (for ``--split-by-pass``; a commit per pass does it anyway)."""
         self.paths = [Path(root) for root, _, _ in roots]
         self.write = write
         self.runner = runner
@@ -125,6 +142,7 @@ class BulkRun:
         self.repos = [RepoOutcome(path=str(root), options=root_options(root, options, detect)) for root, options, detect in roots]
         self._planner = planner or (lambda index: plan_tasks([self.paths[index]], self.repos[index].options, False))
         self._on_branch: set[Path] = set()
+        self.split_by_pass = split_by_pass or (self.git is not None and self.git.commit and self.git.per_pass)
 
     # -- git, before and after --
     def _preflight(self, repo: RepoOutcome) -> None:
@@ -154,7 +172,10 @@ class BulkRun:
                 self._on_branch.add(top)
             if self.git.branch:
                 repo.branch = self.git.branch
-            if self.git.commit:
+            if self.git.commit and self.git.per_pass:
+                repo.commits = perpass.commit_per_pass(top, repo.pass_files, str(repo.options.to))
+                repo.commit = repo.commits[-1] if repo.commits else None
+            elif self.git.commit:
                 repo.commit = gitops.commit(top, repo.written, commit_message(repo))
         except (gitops.GitError, OSError) as exc:
             repo.error = f"git: {exc}"
@@ -184,6 +205,10 @@ class BulkRun:
             repo.passes_applied.update(result.passes_applied)
             if result.written:
                 repo.written.append(task.path)
+            if self.split_by_pass and (result.written or not self.write):
+                split = perpass.split_result(task.path, result, task.options)
+                if split is not None:
+                    repo.pass_files.append(split)
             yield repo, result
         while done < len(self.repos):
             self._finish(self.repos[done])

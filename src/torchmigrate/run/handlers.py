@@ -19,14 +19,23 @@ from torchmigrate.python.engine import migrate_text, verify
 __all__ = ["migrate_file_text"]
 
 
-def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -> FileResult:
-    """Migrate ``text``, the content of ``path``, with the handler its name asks for."""
+def migrate_file_text(
+    path: PurePath, text: str, options: Options, shown: str, only: frozenset[str] | None = None
+) -> FileResult:
+    """Migrate ``text``, the content of ``path``, with the handler its name asks for.
+
+    ``only``: run just these of the run's passes (the others are skipped, but the run's options still decide what the
+    project file passes may do): :mod:`torchmigrate.run.perpass` replays a migration one pass at a time with it."""
     gate = options.gate()
+    code_passes, project_passes = options.passes(), options.project_passes()
+    if only is not None:
+        code_passes = [p for p in code_passes if p.id in only]
+        project_passes = [p for p in project_passes if p.id in only]
     if path.suffix.lower() == ".ipynb":
-        return migrate_notebook(text, options.passes(), shown, options.project_passes(), options.to, gate)
+        return migrate_notebook(text, code_passes, shown, project_passes, options.to, gate)
     kind = project_kind(path)
     if kind is None:
-        return migrate_text(text, options.passes(), shown, gate=gate, layout=options.layout)
+        return migrate_text(text, code_passes, shown, gate=gate, layout=options.layout)
     # The Python passes of the run, and those a run without --select/--ignore would apply: a torch cap may be lifted
     # only when the behaviour changes it stops below are migrated (or reported) by the run.
     selected = frozenset(p.id for p in options.passes())
@@ -36,7 +45,7 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
         return migrate_project_text(
             text,
             path,
-            options.project_passes(),
+            project_passes,
             options.to,
             shown,
             python_passes=python_passes,
@@ -44,13 +53,13 @@ def migrate_file_text(path: PurePath, text: str, options: Options, shown: str) -
             gate=gate,
         )
     # setup.py is Python code first, and its string literals may pin torch.
-    result = migrate_text(text, options.passes(), shown, gate=gate, layout=options.layout)
+    result = migrate_text(text, code_passes, shown, gate=gate, layout=options.layout)
     if result.error is not None or result.new is None:
         return result
     pinned = migrate_project_text(
         result.new,
         path,
-        options.project_passes(),
+        project_passes,
         options.to,
         shown,
         python_passes=python_passes,

@@ -46,6 +46,7 @@ PASS = Pass(
         "; since 2.0: torch.func (torch 2.0.1 wheel, torch/func/__init__.py)"
     ),
     triggers=("functorch", "functional_call"),
+    qualnames=frozenset({"torch.nn.utils.stateless.functional_call", *_NO_DROP_IN}),  # besides the renames
     renames={
         **{f"functorch.{name}": f"torch.func.{name}" for name in TRANSFORMS},
         "torch.nn.utils.stateless.functional_call": "torch.func.functional_call",

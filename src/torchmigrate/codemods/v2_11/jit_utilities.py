@@ -4,7 +4,9 @@
 Reports (no edit) each call of `torch.jit.fork`, `torch.jit.wait`, `torch.jit.freeze`,
 `torch.jit.optimize_for_inference`, `torch.jit.interface` and `torch.jit.trace_module`, each with the route away from
 TorchScript. `trace`, `script`, `save` and `load` are the `jit-to-export` pass's (2.10); harmless helpers such as
-`torch.jit.is_scripting()`, `torch.jit.annotate` and `torch.jit.Final` do not warn and are not reported.
+`torch.jit.is_scripting()`, `torch.jit.annotate` and `torch.jit.Final` do not warn and are not reported. Like
+`jit-to-export`, it says nothing where TorchScript is the file's purpose: test modules and files that patch, tune or
+extend TorchScript. Decided from the stdlib `ast` alone: the pass never needs libcst.
 
 ## Why
 TorchScript is deprecated (pytorch/pytorch#167669, PyTorch 2.10 release notes); from 2.11 these functions warn too.
@@ -19,13 +21,64 @@ the code is for — `torch.compile` for speed (freeze / optimize_for_inference),
 
 from __future__ import annotations
 
-import libcst as cst
+import ast
+from dataclasses import dataclass
 
+from torchmigrate.codemods.v2_10.jit_to_export.context import on_purpose
 from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass
-from torchmigrate.python.transform import CallContext, PassTransformer
+from torchmigrate.core.results import Finding
+from torchmigrate.python.astscope import names_of, span
+
+ID = "jit-utilities"
+
+_ROUTES = {
+    "fork": "in eager code call the function directly (or use Python threads); inside compiled code torch.compile "
+    "schedules work itself",
+    "wait": "pairs with torch.jit.fork: use the function's result directly",
+    "freeze": "use torch.compile(model) (or torch.export + AOTInductor for deployment) instead of freezing a ScriptModule",
+    "optimize_for_inference": "use torch.compile(model, mode='max-autotune') or torch.export + AOTInductor",
+    "interface": "TorchScript interfaces have no torch.export equivalent: use ordinary Python classes (typing.Protocol)",
+    "trace_module": "export each method with torch.export.export (wrap it in an nn.Module whose forward calls it)",
+}
+TARGETS = {f"torch.jit.{name}": name for name in _ROUTES}
+
+
+@dataclass(frozen=True)
+class Findings:
+    """The plan of a pass that only reports (see ``Pass.analyse``)."""
+
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def has_edits(self) -> bool:
+        return False
+
+
+def analyse(text: str, tree: ast.Module) -> Findings:
+    names = names_of(tree, text)
+    if on_purpose(tree, names) is not None:
+        return Findings()
+    found: list[Finding] = []
+    for node, qualname in names.rooted("torch"):
+        name = TARGETS.get(qualname)
+        if name is None or names.guarded(node):
+            continue
+        parent = names.parent(node)
+        if isinstance(parent, ast.Call) and parent.func is node:
+            line, col = span(parent, names).start
+            found.append(Finding(line, col + 1, ID, _message(name)))
+        elif isinstance(parent, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node in parent.decorator_list:
+            line, col = span(node, names).start  # `@torch.jit.interface`, used bare: at its `@`
+            found.append(Finding(line, names.columns.lines[line - 1].rfind("@", 0, col) + 1, ID, _message(name)))
+    return Findings(tuple(found))
+
+
+def _message(name: str) -> str:
+    return f"torch.jit.{name} is deprecated (TorchScript, warns since 2.11): {_ROUTES[name]}"
+
 
 PASS = Pass(
-    id="jit-utilities",
+    id=ID,
     release="2.11",
     since="1.8",
     kind=DEPRECATION,
@@ -36,6 +89,8 @@ PASS = Pass(
         "; finding only: emits no new form"
     ),
     triggers=("jit",),
+    qualnames=frozenset(TARGETS),
+    analyse=analyse,
     examples=[
         Example(
             before="""
@@ -76,30 +131,15 @@ PASS = Pass(
                 n = torch.jit.annotate(int, 3)
             """,
         ),
+        Example(
+            title="a test of TorchScript support is not reported",
+            before="""
+                import torch
+
+
+                def test_fork():
+                    assert torch.jit.wait(torch.jit.fork(torch.neg, torch.ones(1))).item() == -1
+            """,
+        ),
     ],
 )
-
-_ROUTES = {
-    "fork": "in eager code call the function directly (or use Python threads); inside compiled code torch.compile "
-    "schedules work itself",
-    "wait": "pairs with torch.jit.fork: use the function's result directly",
-    "freeze": "use torch.compile(model) (or torch.export + AOTInductor for deployment) instead of freezing a ScriptModule",
-    "optimize_for_inference": "use torch.compile(model, mode='max-autotune') or torch.export + AOTInductor",
-    "interface": "TorchScript interfaces have no torch.export equivalent: use ordinary Python classes (typing.Protocol)",
-    "trace_module": "export each method with torch.export.export (wrap it in an nn.Module whose forward calls it)",
-}
-
-
-@PASS.uses
-class JitUtilities(PassTransformer):
-    def visit_Decorator(self, node: cst.Decorator) -> None:
-        # `@torch.jit.interface` is used bare, as a class decorator (calls are handled by the call rewriter below).
-        if self.qualname(node.decorator) == "torch.jit.interface":
-            self.finding(node, f"torch.jit.interface is deprecated (TorchScript, warns since 2.11): {_ROUTES['interface']}")
-
-
-@PASS.rewrites_calls(*(f"torch.jit.{name}" for name in _ROUTES))
-def report(call: cst.Call, ctx: CallContext) -> None:
-    name = ctx.qualname.rsplit(".", 1)[-1]
-    ctx.finding(f"torch.jit.{name} is deprecated (TorchScript, warns since 2.11): {_ROUTES[name]}")
-    return None

@@ -72,6 +72,7 @@ PASS = Pass(
     ),
     triggers=("quantize_pt2e", "quantization.pt2e", "quantization.quantizer", "quantization import"),
     renames=RENAMES,
+    qualnames=frozenset({OLD_PT2E}),  # LeftOverPT2E reports the rest of this package
     review_note="add torchao to the project's dependencies",
     examples=[
         Example(

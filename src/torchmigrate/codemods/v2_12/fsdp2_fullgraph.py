@@ -19,12 +19,16 @@ around the hooks), or compile first and shard the compiled model (`fully_shard(t
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.python.helpers import arg, dotted_name, kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
 
 PASS = Pass(
@@ -107,6 +111,18 @@ def _is_fully_shard(qualname: str | None) -> bool:
 def _fullgraph_true(call: cst.Call) -> bool:
     given = kwarg(call, "fullgraph")
     return given is not None and isinstance(given.value, cst.Name) and given.value.value == "True"
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A cheap bound on the transformer's sites: it reports only calls that pass the literal ``fullgraph=True``."""
+    for node in file.walk():
+        if isinstance(node, ast.Call) and any(
+            k.arg == "fullgraph" and isinstance(k.value, ast.Constant) and k.value.value is True for k in node.keywords
+        ):
+            yield file.finding(node, "")  # not exact: libcst decides and words the finding
+
+
+PASS.analyse = analyser(PASS.id, detect)
 
 
 @PASS.uses

@@ -49,6 +49,7 @@ PASS = Pass(
     ),
     # every spelling names the module (`torch.cuda.amp`, `th.cpu.amp`) or imports it (`from torch.cuda import amp`)
     triggers=("cuda.amp", "cpu.amp", "import amp", ", amp"),
+    qualnames=frozenset({"torch.cuda.amp", "torch.cpu.amp"}),  # every name it rewrites lies under these
     examples=[
         Example(
             title="autocast with positional arguments",

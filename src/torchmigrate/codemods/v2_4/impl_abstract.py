@@ -37,6 +37,7 @@ PASS = Pass(
         "; since 2.4: torch.library.register_fake (torch 2.4.1 wheel, torch/library.py)"
     ),
     renames={"torch.library.impl_abstract": "torch.library.register_fake"},
+    qualnames=frozenset(),  # the transformer acts on the renamed name only
     examples=[
         Example(
             title="decorator",

@@ -52,6 +52,7 @@ PASS = Pass(
     ),
     triggers=("_composable",),
     renames={_OLD: _NEW, **{f"{_SUBMODULE}.{n}": f"{_NEW}.{n}" for n in _NAMES}},
+    qualnames=frozenset(),  # the transformer acts on the renamed names only
     examples=[
         Example(
             before="""

@@ -54,15 +54,14 @@ _MODULE = "torch.optim.lr_scheduler"
 
 
 def _may_pass_verbose(call: ast.Call) -> bool:
-    """Precheck: only a call with ``verbose=``, ``**kwargs``/``*args`` or more positional arguments than the scheduler
-    takes today can need this pass."""
-    if any(keyword.arg in (None, "verbose") for keyword in call.keywords):
-        return True
-    if any(isinstance(a, ast.Starred) for a in call.args):
+    """Precheck: only a call with ``verbose=`` or more plain positional arguments than the scheduler takes today can
+    need this pass (as in :func:`rewrite`: ``*args`` / ``**kwargs`` are left alone, they may or may not hold it)."""
+    if any(keyword.arg == "verbose" for keyword in call.keywords):
         return True
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return len(call.args) > POSITIONAL.get(name, min(POSITIONAL.values()))
+    positional = sum(1 for a in call.args if not isinstance(a, ast.Starred))
+    return positional > POSITIONAL.get(name, min(POSITIONAL.values()))
 
 
 PASS = Pass(

@@ -56,6 +56,7 @@ PASS = Pass(
         "; finding only: emits no new form"
     ),
     triggers=("quantization",),
+    qualnames=frozenset(PREFIXES),  # it reports uses of names under these only
     examples=[
         Example(
             title="eager dynamic quantization",

@@ -26,15 +26,19 @@ meant to raise `NotImplementedError`.
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 
 import libcst as cst
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 _EMPTY = cst.Module(body=[])
 _BROADER = {"RuntimeError", "Exception", "BaseException"}
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 PASS = Pass(
     id="notimplemented-error-type",
@@ -150,6 +154,44 @@ class _TorchCalls(cst.CSTVisitor):
         return False
 
 
+MESSAGE = (
+    "since 2.8 torch ops raise NotImplementedError for unsupported dtypes: this handler now also "
+    "catches those errors (2.7 raised RuntimeError past it); check the fallback, or narrow the try body"
+)
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """The handlers the transformer reports, found with the stdlib ast (its findings, exactly)."""
+    for node in file.walk():
+        if not isinstance(node, ast.Try):
+            continue
+        for handler in node.handlers:
+            names = set(_WORD.findall(file.source(handler.type))) if handler.type is not None else {"*"}
+            if names & (_BROADER | {"*"}):
+                break
+            if "NotImplementedError" in names:
+                if any(_calls_an_operator(file, statement) for statement in node.body):
+                    yield file.finding(handler, MESSAGE)
+                break
+
+
+def _calls_an_operator(file: AstFile, root: ast.AST) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            name = file.qualname(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
+            if name is not None and is_operator(name):
+                return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # a nested definition (its decorators too) does not run in the try body
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)
+
+
 @PASS.uses
 class NotImplementedHandlers(PassTransformer):
     def visit_Try(self, node: cst.Try) -> None:
@@ -161,9 +203,5 @@ class NotImplementedHandlers(PassTransformer):
                 calls = _TorchCalls(self)
                 node.body.visit(calls)
                 if calls.found:
-                    self.finding(
-                        handler,
-                        "since 2.8 torch ops raise NotImplementedError for unsupported dtypes: this handler now also "
-                        "catches those errors (2.7 raised RuntimeError past it); check the fallback, or narrow the try body",
-                    )
+                    self.finding(handler, MESSAGE)
                 return

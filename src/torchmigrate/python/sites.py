@@ -1,0 +1,172 @@
+"""Sites: where a pass acts in a file, found with the stdlib ``ast`` before libcst runs.
+
+A detector ``fn(AstFile) -> Iterable[Site]`` lists the places a pass would edit and the findings it would report, as
+its libcst transformer would. :func:`analyser` turns it into the pass's ``analyse`` hook (``Pass.analyse``): the
+engine gives the file to libcst for that pass only when a site needs an *edit* — or, for a detector whose findings
+are not exact (``exact=False``: a cheap bound), when it found anything; a file where the detector found nothing is
+settled without libcst, and so is one with exact findings only (same line, column and message as the transformer's).
+
+:class:`AstFile` gives a detector what a ``PassTransformer`` has: import-based qualified names
+(:class:`~torchmigrate.python.names.AstNames`, libcst's rules), positions in characters, the statement a node
+belongs to, and a walk that skips version-guarded code exactly as the transformers do. ``tests/python/test_sites.py``
+runs every pass example (and real files) with and without detectors and requires identical results.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+
+from torchmigrate.core.passes import Analyser
+from torchmigrate.core.results import Finding
+from torchmigrate.python.guards import is_version_guard_ast
+from torchmigrate.python.names import AstNames
+from torchmigrate.python.precheck import statement_start
+
+__all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser"]
+
+EDIT, FINDING = "edit", "finding"
+# What could be a version guard (the broad test of 0.1.0): where the exact rule says "no guard" but this matches,
+# the transformer's rule (which also reads import aliases and module-level flags) may still say "guard", so a
+# detector's findings there are not trusted as exact.
+_MAYBE_GUARD = re.compile(r"__version__|version|hasattr\s*\(|getattr\s*\(|\bin\s+dir\s*\(|TORCH_\w*", re.IGNORECASE)
+_EXCEPTIONS = re.compile(r"ImportError|ModuleNotFoundError|AttributeError")
+
+
+@dataclass(frozen=True)
+class Site:
+    """One place a pass acts: an edit it would make, or a finding it would report (with its message)."""
+
+    kind: str
+    line: int
+    col: int  # 1-based, in characters (as a Finding's)
+    statement: int  # the first line of the statement that holds it: a suppression comment covers that logical line
+    message: str = ""
+
+
+class AstFile:
+    """One parsed file, as a detector sees it."""
+
+    def __init__(self, text: str, tree: ast.Module) -> None:
+        self.text = text
+        self.tree = tree
+        self.uncertain = False  # the walk passed a statement that may be a guard by the transformers' fuller rule
+
+    @classmethod
+    def of(cls, text: str, tree: ast.Module) -> AstFile:
+        """The ``AstFile`` of ``tree``: one per tree, shared by the passes' detectors (the last one is kept)."""
+        if _LAST and _LAST[0].tree is tree and _LAST[0].text is text:
+            return _LAST[0]
+        _LAST[:] = [cls(text, tree)]
+        return _LAST[0]
+
+    @cached_property
+    def names(self) -> AstNames:
+        return AstNames(self.tree)
+
+    @cached_property
+    def _lines(self) -> list[str]:
+        return self.text.splitlines(keepends=True)
+
+    @cached_property
+    def _parents(self) -> dict[int, ast.AST]:
+        parents: dict[int, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                parents[id(child)] = node
+        return parents
+
+    def qualname(self, node: ast.expr) -> str | None:
+        """The single import-based qualified name of ``node``, as ``PassTransformer.qualname`` gives it."""
+        return self.names.qualname(node)
+
+    def source(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ""
+
+    def position(self, node: ast.AST) -> tuple[int, int]:
+        """(line, 1-based column in characters) of ``node``'s start, as libcst's ``PositionProvider`` has it."""
+        line: int = node.lineno  # type: ignore[attr-defined]
+        offset: int = node.col_offset  # type: ignore[attr-defined]
+        if line <= len(self._lines):
+            text = self._lines[line - 1]
+            if not text.isascii():
+                offset = len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
+        return line, offset + 1
+
+    def statement(self, node: ast.AST) -> ast.stmt:
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, ast.stmt):
+            current = self._parents.get(id(current))
+        return current if current is not None else node  # type: ignore[return-value]
+
+    def site(self, kind: str, node: ast.AST, message: str = "") -> Site:
+        line, col = self.position(node)
+        return Site(kind, line, col, statement_start(self.statement(node)), message)
+
+    def edit(self, node: ast.AST) -> Site:
+        return self.site(EDIT, node)
+
+    def finding(self, node: ast.AST, message: str) -> Site:
+        return self.site(FINDING, node, message)
+
+    def is_version_guard(self, node: ast.AST) -> bool:
+        """``torchmigrate.python.guards.is_version_guard`` on the ast (``is_version_guard_ast``); a statement that only
+        looks like a guard makes the file :attr:`uncertain`."""
+        if not isinstance(node, (ast.If, ast.IfExp, ast.Try)):
+            return False
+        if is_version_guard_ast(node):
+            return True
+        if isinstance(node, ast.Try):
+            looks = any(h.type is not None and _EXCEPTIONS.search(self.source(h.type)) for h in node.handlers)
+        else:
+            looks = bool(_MAYBE_GUARD.search(self.source(node.test)))
+        self.uncertain = self.uncertain or looks
+        return False
+
+    def walk(self, root: ast.AST | None = None) -> Iterator[ast.AST]:
+        """Every node in source order (pre-order), skipping version-guarded code whole, as transformers do."""
+        stack: list[ast.AST] = [root if root is not None else self.tree]
+        while stack:
+            node = stack.pop()
+            if self.is_version_guard(node):
+                continue
+            yield node
+            stack.extend(reversed(list(_children_in_source_order(node))))
+
+
+def _children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield from node.decorator_list  # written (and visited by libcst) before the definition
+        for child in ast.iter_child_nodes(node):
+            if child not in node.decorator_list:
+                yield child
+        return
+    yield from ast.iter_child_nodes(node)
+
+
+_LAST: list[AstFile] = []
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """The ``AstPlan`` a detector gives: exact findings when nothing needs libcst, else ``has_edits``."""
+
+    findings: tuple[Finding, ...]
+    has_edits: bool
+
+
+def analyser(pass_id: str, detect: Callable[[AstFile], Iterable[Site]], exact: bool = False) -> Analyser:
+    """``Pass.analyse`` from a detector. ``exact``: the detector's findings are the transformer's, so a file with
+    findings only (and no statement that may be a guard by the fuller rule) never reaches libcst for this pass."""
+
+    def analyse(text: str, tree: ast.Module) -> SitePlan:
+        file = AstFile.of(text, tree)
+        sites = sorted(detect(file), key=lambda s: (s.line, s.col))
+        if any(site.kind == EDIT for site in sites) or (sites and not (exact and not file.uncertain)):
+            return SitePlan((), True)
+        return SitePlan(tuple(Finding(s.line, s.col, pass_id, s.message) for s in sites), False)
+
+    return analyse

@@ -1,0 +1,81 @@
+"""The engine hook for passes that decide from the stdlib ast (``Pass.analyse``): findings without libcst, libcst only
+for a planned edit, the same result with and without the precheck, suppression comments and pass order kept."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+import libcst as cst
+
+from torchmigrate.core.passes import SAFE, Pass
+from torchmigrate.core.registry import get_pass
+from torchmigrate.core.results import Finding
+from torchmigrate.python import engine
+from torchmigrate.python.engine import migrate_text
+from torchmigrate.python.transform import PassTransformer
+
+
+@dataclass(frozen=True)
+class _Plan:
+    findings: tuple[Finding, ...]
+    edit_line: int | None = None
+
+    @property
+    def has_edits(self) -> bool:
+        return self.edit_line is not None
+
+
+def _analyse(text: str, tree: ast.Module) -> _Plan:
+    """A finding at every call of ``flagged``; an edit planned at ``rename_me(...)`` calls."""
+    found = [Finding(n.lineno, n.col_offset + 1, "demo-ast", "flagged") for n in ast.walk(tree) if _called(n, "flagged")]
+    edit = next((n.lineno for n in ast.walk(tree) if _called(n, "rename_me")), None)
+    return _Plan(tuple(sorted(found)), edit)
+
+
+def _called(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+
+
+class _Rename(PassTransformer):
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.Name:
+        assert isinstance(self.plan, _Plan) and self.plan.has_edits  # the engine hands the plan over
+        if original_node.value != "rename_me":
+            return updated_node
+        self.edited(original_node, "renamed")
+        return updated_node.with_changes(value="renamed")
+
+
+DEMO = Pass(id="demo-ast", release="2.10", safety=SAFE, title="demo", evidence="-", triggers=("flagged", "rename_me"))
+DEMO.analyse = _analyse
+DEMO.uses(_Rename)
+
+
+def test_findings_come_from_the_ast_alone() -> None:
+    code = "flagged(1)\nx = 2  # flagged\nflagged(3)  # migrate: ignore[demo-ast]\n"
+    before = engine.PARSES.count
+    result = migrate_text(code, [DEMO])
+    assert engine.PARSES.count == before  # libcst never parsed the file
+    assert [(f.line, f.col) for f in result.findings] == [(1, 1)] and result.new == code
+    assert migrate_text(code, [DEMO], precheck=False).findings == result.findings
+
+
+def test_libcst_runs_only_for_a_planned_edit_and_reports_the_plan_findings() -> None:
+    code = "flagged(1)\nrename_me(2)\n"
+    before = engine.PARSES.count
+    result = migrate_text(code, [DEMO])
+    assert engine.PARSES.count == before + 1
+    assert result.code == "flagged(1)\nrenamed(2)\n" and len(result.edits) == 1 and len(result.findings) == 1
+    slow = migrate_text(code, [DEMO], precheck=False)
+    assert (slow.code, slow.edits, slow.findings) == (result.code, result.edits, result.findings)
+
+
+def test_settled_findings_keep_pass_order_next_to_other_passes() -> None:
+    other = get_pass("export-for-training")
+    code = "import torch\nflagged(1)\nep = torch.export.export_for_training(m, (x,))\n"
+    passes = sorted([other, DEMO], key=lambda p: p.version)  # 2.10 before 2.11
+    result = migrate_text(code, passes)
+    assert [f.pass_id for f in result.findings] == ["demo-ast"]
+    assert "torch.export.export(m, (x,))" in result.code
+    slow = migrate_text(code, passes, precheck=False)
+    assert (slow.code, slow.findings) == (result.code, result.findings)
