@@ -56,7 +56,7 @@ def repo(tmp_path: Path) -> Path:
 
 def test_commit_per_pass_makes_one_commit_per_pass_in_release_order(repo: Path, tmp_path: Path) -> None:
     proc = cli.run(
-        "--to", "2.12", "--git-branch", "torch-2.12", "--git-commit", "--commit-per-pass", "--report", "r.json",
+        "--to", "2.12", "--unsafe-fixes", "--git-branch", "torch-2.12", "--git-commit", "--commit-per-pass", "--report", "r.json",
         "--no-progress", "repo", cwd=tmp_path, text=True,
     )
     assert proc.returncode == 0, proc.stderr
@@ -99,7 +99,7 @@ def test_commit_per_pass_makes_one_commit_per_pass_in_release_order(repo: Path, 
 def test_commit_per_pass_keeps_the_users_staged_work_out(repo: Path, tmp_path: Path) -> None:
     (repo / "notes.txt").write_text("draft\n")
     git(repo, "add", "notes.txt")  # staged by the user: not part of any migration commit
-    proc = cli.run("--to", "2.12", "--git-commit", "--commit-per-pass", "--allow-dirty", "repo", cwd=tmp_path, text=True)
+    proc = cli.run("--to", "2.12", "--unsafe-fixes", "--git-commit", "--commit-per-pass", "--allow-dirty", "repo", cwd=tmp_path, text=True)
     assert proc.returncode == 0, proc.stderr
     shown = git(repo, "log", "--name-only", "--format=", "main~3..main").split()
     assert "notes.txt" not in shown and sorted(set(shown)) == ["src/a.py", "src/b.py", "tests/test_c.py"]
@@ -107,9 +107,9 @@ def test_commit_per_pass_keeps_the_users_staged_work_out(repo: Path, tmp_path: P
 
 
 def test_split_by_pass_patches_apply_in_order(repo: Path, tmp_path: Path) -> None:
-    proc = cli.run("--to", "2.12", "--diff", "--split-by-pass", "../patches", "--no-progress", ".", cwd=repo)
+    proc = cli.run("--to", "2.12", "--unsafe-fixes", "--diff", "--split-by-pass", "../patches", "--no-progress", ".", cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    whole = cli.run("--to", "2.12", "--diff", "--no-progress", ".", cwd=repo)
+    whole = cli.run("--to", "2.12", "--unsafe-fixes", "--diff", "--no-progress", ".", cwd=repo)
     assert proc.stdout == whole.stdout != b""  # stdout still carries the whole diff
     assert b"3 patches in ../patches" in proc.stderr
     assert git(repo, "status", "--porcelain") == ""  # --diff writes nothing in the repository
@@ -130,7 +130,7 @@ def test_split_by_pass_patches_apply_in_order(repo: Path, tmp_path: Path) -> Non
             assert AFTER_2_8 in (clone / "src" / "a.py").read_text()
     written = tmp_path / "written"
     shutil.copytree(repo, written)
-    assert cli.run("--to", "2.12", "--no-progress", ".", cwd=written).returncode == 0
+    assert cli.run("--to", "2.12", "--unsafe-fixes", "--no-progress", ".", cwd=written).returncode == 0
     for name in ("src/a.py", "src/b.py", "tests/test_c.py", "d.py"):
         assert (clone / name).read_text() == (written / name).read_text(), name
 
@@ -169,7 +169,7 @@ def test_split_by_pass_on_the_example_project_with_notebook_and_project_files(tm
     example = Path(__file__).resolve().parents[2] / "examples" / "legacy_project"
     project = tmp_path / "project"
     shutil.copytree(example, project)
-    proc = cli.run("--to", "2.12", "--diff", "--no-cache", "--split-by-pass", "../patches", ".", cwd=project)
+    proc = cli.run("--to", "2.12", "--unsafe-fixes", "--diff", "--no-cache", "--split-by-pass", "../patches", ".", cwd=project)
     assert proc.returncode == 0, proc.stderr
     patches = sorted((tmp_path / "patches").iterdir())
     touched = {line[6:] for p in patches for line in p.read_text().splitlines() if line.startswith("+++ b/")}
@@ -180,6 +180,6 @@ def test_split_by_pass_on_the_example_project_with_notebook_and_project_files(tm
     for patch in patches:
         done = subprocess.run(["git", "apply", str(patch)], cwd=applied, capture_output=True, text=True)
         assert done.returncode == 0, (patch.name, done.stderr)
-    assert cli.run("--to", "2.12", "--no-cache", ".", cwd=written).returncode == 0
+    assert cli.run("--to", "2.12", "--unsafe-fixes", "--no-cache", ".", cwd=written).returncode == 0
     for path in sorted(p for p in written.rglob("*") if p.is_file()):
         assert path.read_bytes() == (applied / path.relative_to(written)).read_bytes(), path
