@@ -55,10 +55,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fleet")
     cli.write_tree(root / "vision", {"requirements.txt": "torch>=2.7\n", "export.py": EXPORT, "kw.py": KWARGS})
     cli.write_tree(root / "audio", {"requirements.txt": "torch>=2.7\n", "test_close.py": CLOSE})
-    # with --unsafe-fixes: the page shows a review-level edit (assert-allclose) beside its diff
-    proc = cli.run(
-        "--to", "2.12", "--diff", "--unsafe-fixes", "--report-html", "report.html", "--no-progress", "vision", "audio", cwd=root
-    )
+    proc = cli.run("--to", "2.12", "--unsafe-fixes", "--diff", "--report-html", "report.html", "--no-progress", "vision", "audio", cwd=root)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(b"--- a/vision/export.py")  # the diff still goes to stdout
     return root / "report.html"
@@ -90,7 +87,7 @@ def test_a_reader_sees_the_summary_options_and_repositories(seen: dict[str, Any]
     text = seen["text"]
     assert seen["resources"] == [] and seen["sheets"] == [None]  # one inline style sheet, nothing fetched
     assert "2 repositories · 5 files scanned · 2 would change · 5 edits · 1 finding · 0 errors" in text
-    assert "migrate --to 2.12 --diff --unsafe-fixes --report-html report.html --no-progress vision audio" in text
+    assert "migrate --to 2.12 --unsafe-fixes --diff --report-html report.html --no-progress vision audio" in text
     assert re.search(r"Review-level edits\s+applied", text), text
     assert re.search(r"vision\s+2\.7 → 2\.12\s+3\s+1\s+4\s+1\s+0", text), text
 

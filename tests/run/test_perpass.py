@@ -56,8 +56,8 @@ def repo(tmp_path: Path) -> Path:
 
 def test_commit_per_pass_makes_one_commit_per_pass_in_release_order(repo: Path, tmp_path: Path) -> None:
     proc = cli.run(
-        "--to", "2.12", "--unsafe-fixes", "--git-branch", "torch-2.12", "--git-commit", "--commit-per-pass",
-        "--report", "r.json", "--no-progress", "repo", cwd=tmp_path, text=True,
+        "--to", "2.12", "--unsafe-fixes", "--git-branch", "torch-2.12", "--git-commit", "--commit-per-pass", "--report", "r.json",
+        "--no-progress", "repo", cwd=tmp_path, text=True,
     )
     assert proc.returncode == 0, proc.stderr
     assert git(repo, "branch", "--show-current").strip() == "torch-2.12"
@@ -99,9 +99,7 @@ def test_commit_per_pass_makes_one_commit_per_pass_in_release_order(repo: Path, 
 def test_commit_per_pass_keeps_the_users_staged_work_out(repo: Path, tmp_path: Path) -> None:
     (repo / "notes.txt").write_text("draft\n")
     git(repo, "add", "notes.txt")  # staged by the user: not part of any migration commit
-    proc = cli.run(
-        "--to", "2.12", "--unsafe-fixes", "--git-commit", "--commit-per-pass", "--allow-dirty", "repo", cwd=tmp_path, text=True
-    )
+    proc = cli.run("--to", "2.12", "--unsafe-fixes", "--git-commit", "--commit-per-pass", "--allow-dirty", "repo", cwd=tmp_path, text=True)
     assert proc.returncode == 0, proc.stderr
     shown = git(repo, "log", "--name-only", "--format=", "main~3..main").split()
     assert "notes.txt" not in shown and sorted(set(shown)) == ["src/a.py", "src/b.py", "tests/test_c.py"]
@@ -171,7 +169,6 @@ def test_split_by_pass_on_the_example_project_with_notebook_and_project_files(tm
     example = Path(__file__).resolve().parents[2] / "examples" / "legacy_project"
     project = tmp_path / "project"
     shutil.copytree(example, project)
-    # with --unsafe-fixes: the review-level edits (cuda-wheels in requirements.txt among them) get patches too
     proc = cli.run("--to", "2.12", "--unsafe-fixes", "--diff", "--no-cache", "--split-by-pass", "../patches", ".", cwd=project)
     assert proc.returncode == 0, proc.stderr
     patches = sorted((tmp_path / "patches").iterdir())

@@ -40,7 +40,7 @@ class RunOptions:
     mode: str  # write, diff or check
     to: str
     argv: tuple[str, ...] = ()
-    unsafe_fixes: bool = True
+    unsafe_fixes: bool = False
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
 
