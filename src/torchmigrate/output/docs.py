@@ -21,7 +21,7 @@ def pass_table() -> str:
         title = p.title.replace("|", "\\|")
         change = f"{p.kind.value} (removed {p.removed_in})" if p.removed_in else p.kind.value
         change = "project files" if p.files == PROJECT else change
-        rows.append(f"| `{p.id}` | {p.release} | {change} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
+        rows.append(f"| `{p.id}` | {p.release_label} | {change} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
     return "\n".join(rows) + "\n"
 
 
@@ -50,7 +50,7 @@ def render_explain(p: Pass) -> str:
     opt_in = f"    opt-in (run only with --select {p.id})" if p.opt_in else ""
     lines = [
         f"{p.id}: {p.title}",
-        f"release: {p.release}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
+        f"release: {p.release_label}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
         f"safety: {p.safety.value}{opt_in}",
         f"evidence: {p.evidence}",
         "",
