@@ -1,6 +1,6 @@
 """Maintainer command: the table of torchvision's legacy ``pretrained=`` flags, generated from torchvision's sources.
 
-    python -m torchmigrate.codemods.torchvision.weights_table TORCHVISION_DIR [--output FILE]
+    python -m torchmigrate.codemods.torchvision.weights_table TORCHVISION_DIR [--model-urls OLD_DIR] [--output FILE]
 
 ``TORCHVISION_DIR`` is the ``torchvision`` package folder of an unpacked wheel (``pip download --no-deps
 torchvision==X`` and unzip it). Nothing is imported or run: the sources of ``torchvision/models`` are read with the
@@ -12,7 +12,11 @@ stdlib ``ast``. The table (``weights.json`` beside this file, read by the ``torc
   the legacy flag (``pretrained`` / ``pretrained_backbone``) and the weights that ``flag=True`` loads — exactly the
   decorator's default: an enum member, ``null`` (no weights: ``True`` raises ``ValueError``), or a condition on another
   argument (``quantize=``, ``backbone_name=``) as the decorator's lambda computes it;
-- ``enums``: every ``WeightsEnum`` subclass under its public name, with its members and what ``DEFAULT`` points to.
+- ``enums``: every ``WeightsEnum`` subclass under its public name, with its members and what ``DEFAULT`` points to;
+- ``model_urls``: the module dictionaries torchvision 0.13 and 0.14 kept for compatibility (``resnet.model_urls``,
+  ``quantization.resnet.quant_model_urls``, …; removed in 0.15), read from ``OLD_DIR`` (the ``torchvision`` folder of a
+  0.14 wheel): each key with the weights member whose ``.url`` it held. Without ``--model-urls`` the section of the
+  existing table is kept.
 
 A decorator default this command cannot read statically is recorded as ``{"unsupported": source}``; the pass then
 reports a finding instead of guessing.
@@ -32,7 +36,7 @@ from typing import Any
 __all__ = ["TABLE", "build_table", "main"]
 
 TABLE = Path(__file__).resolve().parent / "weights.json"
-COMMAND = "python -m torchmigrate.codemods.torchvision.weights_table TORCHVISION_DIR"
+COMMAND = "python -m torchmigrate.codemods.torchvision.weights_table TORCHVISION_DIR --model-urls TORCHVISION_0_14_DIR"
 
 Spec = Any  # str (an enum member's qualified name) | None | dict (a condition, or "unsupported")
 
@@ -270,8 +274,45 @@ class _Tables:
         return {"unsupported": ast.unparse(body)}
 
 
-def build_table(root: Path) -> dict[str, Any]:
-    """The table for the torchvision package folder ``root`` (see the module docstring)."""
+def _version(root: Path) -> str:
+    version_file = root / "version.py"
+    text = version_file.read_text(encoding="utf-8") if version_file.exists() else ""
+    match = re.search(r"__version__\s*=\s*['\"]([^'\"+]+)", text)
+    return match.group(1) if match else "unknown"
+
+
+def model_urls(old_root: Path, enum_names: dict[tuple[str, str], str]) -> dict[str, dict[str, str]]:
+    """``{"torchvision.models.resnet.model_urls": {"resnet18": "torchvision.models.ResNet18_Weights.IMAGENET1K_V1"}}``
+    from the compatibility dictionaries of an old torchvision (0.13/0.14), whose values are ``Enum.MEMBER.url``;
+    ``enum_names`` maps (defining module, class) to the class's public name in the current torchvision."""
+    modules = _load(old_root)
+    _bind(modules)
+    found: dict[str, dict[str, str]] = {}
+    for module in modules.values():
+        for node in module.tree.body:
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+                continue
+            call = node.value
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "_ModelURLs"):
+                continue
+            if not (call.args and isinstance(call.args[0], ast.Dict)):
+                continue
+            entries: dict[str, str] = {}
+            for key, value in zip(call.args[0].keys, call.args[0].values, strict=True):
+                if not (isinstance(key, ast.Constant) and isinstance(value, ast.Attribute) and value.attr == "url"):
+                    continue  # e.g. shufflenetv2_x1.5: None (no weights)
+                member = value.value
+                if isinstance(member, ast.Attribute) and isinstance(member.value, ast.Name):
+                    origin = _resolve(modules, module.name, member.value.id)
+                    if origin in enum_names:
+                        entries[str(key.value)] = f"{enum_names[origin]}.{member.attr}"
+            found[f"{module.name}.{node.targets[0].id}"] = entries
+    return dict(sorted(found.items()))
+
+
+def build_table(root: Path, old_root: Path | None = None, urls: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The table for the torchvision package folder ``root`` (see the module docstring); ``model_urls`` from
+    ``old_root`` (a torchvision 0.14 folder) when given, else ``urls`` as they are."""
     modules = _load(root)
     _bind(modules)
     tables = _Tables(modules)
@@ -300,29 +341,43 @@ def build_table(root: Path) -> dict[str, Any]:
     for origin, node in sorted(tables.enums.items()):
         members, default = _enum_members(node)
         enums[tables.enum_names[origin]] = {"module": origin[0], "members": members, "DEFAULT": default}
-    version_file = root / "version.py"
-    match = re.search(r"__version__\s*=\s*['\"]([^'\"+]+)", version_file.read_text(encoding="utf-8")) if version_file.exists() else None
-    return {
-        "torchvision": match.group(1) if match else "unknown",
+    table: dict[str, Any] = {
+        "torchvision": _version(root),
         "source": "torchvision/models/**/*.py of the torchvision wheel: @handle_legacy_interface decorators "
         "(torchvision/models/_utils.py) and WeightsEnum classes, read with the stdlib ast",
         "command": COMMAND,
         "builders": dict(sorted(builders.items())),
         "enums": enums,
     }
+    if old_root is not None:
+        table["model_urls_source"] = f"torchvision {_version(old_root)}: the _ModelURLs dictionaries of torchvision/models"
+        table["model_urls"] = model_urls(old_root, tables.enum_names)
+    elif urls is not None:
+        table["model_urls_source"], table["model_urls"] = urls["model_urls_source"], urls["model_urls"]
+    return table
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m torchmigrate.codemods.torchvision.weights_table", description=__doc__.split("\n")[0])
     parser.add_argument("torchvision", type=Path, help="the torchvision package folder of an unpacked wheel")
+    parser.add_argument("--model-urls", type=Path, help="the torchvision folder of a 0.14 wheel (the model_urls dictionaries)")
     parser.add_argument("--output", type=Path, default=TABLE, help="where to write the table (default: the shipped weights.json)")
     args = parser.parse_args(argv)
-    if not (args.torchvision / "models" / "_utils.py").is_file():
-        print(f"{args.torchvision}: not a torchvision package folder (no models/_utils.py)", file=sys.stderr)
-        return 2
-    table = build_table(args.torchvision)
+    for folder in filter(None, (args.torchvision, args.model_urls)):
+        if not (folder / "models" / "_utils.py").is_file():
+            print(f"{folder}: not a torchvision package folder (no models/_utils.py)", file=sys.stderr)
+            return 2
+    kept = None
+    if args.model_urls is None and args.output.exists():
+        previous = json.loads(args.output.read_text(encoding="utf-8"))
+        kept = previous if "model_urls" in previous else None
+    table = build_table(args.torchvision, args.model_urls, kept)
     args.output.write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
-    print(f"{args.output}: torchvision {table['torchvision']}, {len(table['builders'])} builders, {len(table['enums'])} weight enums")
+    urls = sum(len(v) for v in table.get("model_urls", {}).values())
+    print(
+        f"{args.output}: torchvision {table['torchvision']}, {len(table['builders'])} builders, "
+        f"{len(table['enums'])} weight enums, {urls} model_urls entries"
+    )
     return 0
 
 
