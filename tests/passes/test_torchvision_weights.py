@@ -3,7 +3,8 @@
 torchvision cannot be installed beside the CPU build of torch the tests use, so the table is checked against the
 sources instead: its generator on a small tree written here (every decorator form torchvision uses), the shipped table
 for consistency, and — with ``TORCHMIGRATE_TORCHVISION_SRC`` naming the ``torchvision`` folder of an unpacked wheel of
-the version the table records — regenerated from those sources, equal to the shipped one.
+the version the table records — regenerated from those sources, equal to the shipped one (and its ``model_urls``
+section, with ``TORCHMIGRATE_TORCHVISION_0_14_SRC`` naming a torchvision 0.14 folder, from that one's dictionaries).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from torchmigrate.codemods.torchvision.pretrained_weights import BUILDERS
-from torchmigrate.codemods.torchvision.weights_table import TABLE, build_table, main
+from torchmigrate.codemods.torchvision.weights_table import TABLE, build_table, main, model_urls
 from torchmigrate.core.registry import Options
 from torchmigrate.core.versions import parse_version
 from torchmigrate.python.engine import migrate_text
@@ -201,7 +202,79 @@ def test_shipped_table_is_consistent() -> None:
 @pytest.mark.skipif(not os.environ.get("TORCHMIGRATE_TORCHVISION_SRC"), reason="TORCHMIGRATE_TORCHVISION_SRC not set")
 def test_shipped_table_is_what_the_sources_give() -> None:
     sources = Path(os.environ["TORCHMIGRATE_TORCHVISION_SRC"])
-    assert build_table(sources) == SHIPPED
+    assert build_table(sources, urls=SHIPPED) == SHIPPED  # model_urls come from 0.14: see the test below
+
+
+OLD_TREE = {  # torchvision 0.14's compatibility dictionaries (the values are members' .url)
+    "version.py": "__version__ = '0.14.1'\n",
+    "models/__init__.py": "from .resnet import *\n",
+    "models/_utils.py": "def handle_legacy_interface(**weights): ...\nclass _ModelURLs(dict): ...\n",
+    "models/resnet.py": """
+        from ._utils import _ModelURLs
+        from .resnet_weights import ResNet18_Weights, ResNet50_Weights
+
+        model_urls = _ModelURLs(
+            {
+                "resnet18": ResNet18_Weights.IMAGENET1K_V1.url,
+                "resnet50": ResNet50_Weights.IMAGENET1K_V1.url,
+                "resnet_none": None,
+            }
+        )
+        other = {"resnet18": ResNet18_Weights.IMAGENET1K_V1.url}
+    """,
+    "models/resnet_weights.py": "class ResNet18_Weights: ...\nclass ResNet50_Weights: ...\n",
+    "models/quantization/resnet.py": """
+        from .._utils import _ModelURLs
+        from ..quantization_weights import ResNet18_QuantizedWeights as Q
+
+        quant_model_urls = _ModelURLs({"resnet18_fbgemm": Q.IMAGENET1K_FBGEMM_V1.url})
+    """,
+    "models/quantization_weights.py": "class ResNet18_QuantizedWeights: ...\n",
+}
+
+
+def test_model_urls_are_read_from_the_old_dictionaries(tmp_path: Path) -> None:
+    root = _write(tmp_path / "new", TREE)
+    old = _write(tmp_path / "old", OLD_TREE)
+    # the old tree defines the classes elsewhere: map its (module, class) to the current public names
+    names = {
+        ("torchvision.models.resnet_weights", "ResNet18_Weights"): "torchvision.models.ResNet18_Weights",
+        ("torchvision.models.resnet_weights", "ResNet50_Weights"): "torchvision.models.ResNet50_Weights",
+        ("torchvision.models.quantization_weights", "ResNet18_QuantizedWeights"): "Q",
+    }
+    assert model_urls(old, names) == {
+        "torchvision.models.quantization.resnet.quant_model_urls": {"resnet18_fbgemm": "Q.IMAGENET1K_FBGEMM_V1"},
+        "torchvision.models.resnet.model_urls": {  # no entry for a None value; the plain dict is not one of them
+            "resnet18": "torchvision.models.ResNet18_Weights.IMAGENET1K_V1",
+            "resnet50": "torchvision.models.ResNet50_Weights.IMAGENET1K_V1",
+        },
+    }
+    out = tmp_path / "weights.json"
+    assert main([str(root), "--model-urls", str(old), "--output", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert written["model_urls_source"].startswith("torchvision 0.14.1")
+    assert written["model_urls"]["torchvision.models.resnet.model_urls"] == {}  # the new tree's enums live in resnet.py
+    assert main([str(root), "--output", str(out)]) == 0  # without --model-urls the section is kept
+    assert json.loads(out.read_text())["model_urls"] == written["model_urls"]
+    assert main([str(root), "--model-urls", str(tmp_path), "--output", str(out)]) == 2
+
+
+def test_shipped_model_urls_name_existing_members() -> None:
+    urls = SHIPPED["model_urls"]
+    assert SHIPPED["model_urls_source"].startswith("torchvision 0.14")
+    assert sum(map(len, urls.values())) > 60 and "torchvision.models.detection.ssd.backbone_urls" in urls
+    for table in urls.values():
+        for member in table.values():
+            enum, _, name = member.rpartition(".")
+            assert name in SHIPPED["enums"][enum]["members"], member
+    assert urls["torchvision.models.resnet.model_urls"]["resnet50"] == "torchvision.models.ResNet50_Weights.IMAGENET1K_V1"
+
+
+@pytest.mark.skipif(not os.environ.get("TORCHMIGRATE_TORCHVISION_0_14_SRC"), reason="TORCHMIGRATE_TORCHVISION_0_14_SRC not set")
+def test_shipped_model_urls_are_what_the_sources_give(tmp_path: Path) -> None:
+    sources = Path(os.environ["TORCHMIGRATE_TORCHVISION_0_14_SRC"])
+    names = {(e["module"], q.rsplit(".", 1)[1]): q for q, e in SHIPPED["enums"].items()}
+    assert model_urls(sources, names) == SHIPPED["model_urls"]
 
 
 def _run(code: str) -> tuple[str, list[str], list[str]]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass, Unchanged
+from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.helpers import kwarg
 from torchmigrate.python.transform import CallContext
 
@@ -35,7 +35,7 @@ PASS = Pass(
     release="2.9",
     package="torchaudio 2.9",
     kind=BEHAVIOUR,
-    safety=REVIEW,
+    safety=SAFE,
     title="torchaudio.load/save need torchcodec from 2.9; float32 output, normalize/backend ignored (finding)",
     evidence="torchaudio 2.9 wheel __init__.py (load/save docstrings: TorchCodec, ignored parameters); pytorch/audio#3902",
     examples=[

@@ -27,7 +27,7 @@ Finding only: the replacements live in another package (TorchCodec) or in other 
 
 from __future__ import annotations
 
-from torchmigrate.core.passes import REMOVAL, REVIEW, Example, Pass, Unchanged
+from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.removed import RemovedAPIs
 
 _GONE = "removed in torchaudio 2.9"
@@ -64,7 +64,7 @@ PASS = Pass(
     release="2.9",
     package="torchaudio 2.9",
     kind=REMOVAL,
-    safety=REVIEW,
+    safety=SAFE,
     title="torchaudio 2.9 removals: backends, sox_effects, io.StreamReader/Writer, kaldi_io, prototype, info (findings)",
     evidence="torchaudio 2.8 wheel (dropping_support / dropping_io_support deprecations, pytorch/audio#3902) and 2.9 "
     "wheel (the modules and names are gone); torchaudio 2.9 docs: 'APIs deprecated in version 2.8 have been removed in 2.9'",

@@ -18,7 +18,7 @@ Finding only: a DataPipe graph becomes a dataset class or a `torchdata.nodes` pi
 
 from __future__ import annotations
 
-from torchmigrate.core.passes import REMOVAL, REVIEW, Example, Pass, Unchanged
+from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.removed import RemovedAPIs
 
 _INSTEAD = (
@@ -35,7 +35,7 @@ PASS = Pass(
     release="2.6",
     package="torchdata 0.10",
     kind=REMOVAL,
-    safety=REVIEW,
+    safety=SAFE,
     title="torchdata.datapipes / dataloader2 were removed in torchdata 0.10 (finding)",
     evidence="torchdata 0.9.0 wheel (datapipes, dataloader2 with deprecation_warning) and 0.10.0 / 0.11.0 wheels (only "
     "nodes, stateful_dataloader); torchdata docs 'June 2024 Status Update: Removing DataPipes and DataLoader V2'",

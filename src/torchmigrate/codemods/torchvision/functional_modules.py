@@ -29,7 +29,7 @@ function that the old module re-exported (`from torchvision.transforms._function
 
 from __future__ import annotations
 
-from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass, Unchanged
+from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.removed import RemovedAPIs
 
 _OLD_T = "torchvision.transforms.functional_tensor"
@@ -65,7 +65,7 @@ PASS = Pass(
     package="torchvision 0.15",
     kind=DEPRECATION,
     removed_in="2.2",
-    safety=REVIEW,  # the renames are safe; what stays is reported
+    safety=SAFE,  # the renames are safe; what stays is reported
     title="torchvision.transforms.functional_tensor / functional_pil → transforms.functional",
     evidence="torchvision 0.15/0.16 transforms/functional_tensor.py (deprecation warning, star re-export of "
     "_functional_tensor); removed in 0.17 (0.17 wheel has no such module); 0.28 transforms/functional.py forwarding",

@@ -25,7 +25,7 @@ Finding only: TorchCodec returns frames in another layout and with other metadat
 
 from __future__ import annotations
 
-from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass, Unchanged
+from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.removed import RemovedAPIs
 
 _IO = "torchvision.io"
@@ -48,7 +48,7 @@ PASS = Pass(
     package="torchvision 0.22",
     kind=DEPRECATION,
     removed_in="2.11",
-    safety=REVIEW,
+    safety=SAFE,
     title="torchvision.io.read_video / write_video / VideoReader → TorchCodec (finding)",
     evidence="torchvision 0.25 io/video.py and io/_video_deprecation_warning.py (warning text); 0.26 and 0.28 "
     "io/__init__.py (video names only from the internal fb location); torchcodec 0.17 decoders/encoders",
