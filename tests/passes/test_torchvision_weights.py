@@ -329,3 +329,25 @@ def test_findings_name_what_to_write(call: str, why: str) -> None:
     code, edits, findings = _run(head + "m = " + call + "\n")
     assert code == head + "m = " + call + "\n" and not edits
     assert len(findings) == 1 and why in findings[0], findings
+
+
+@pytest.mark.parametrize(
+    ("code", "count"),
+    [
+        # detr's backbone: the builder looked up by name on the module, in a multi-line call inside a method
+        (
+            "import torchvision\n\nclass B:\n    def __init__(self, name):\n"
+            "        b = getattr(torchvision.models, name)(\n            dilation=d,\n            pretrained=main(),\n        )\n",
+            1,
+        ),
+        ("import torchvision.models as tvm\n\nm = getattr(tvm, arch)(pretrained=True)\n", 1),
+        ("import torchvision\n\nf = getattr(torchvision.models, arch)\n", 0),  # no flag
+        ("import timm\n\nm = getattr(timm, arch)(pretrained=True)\n", 0),  # not torchvision
+        ("import torchvision\n\ndef getattr(a, b): ...\n\nm = getattr(torchvision.models, 'x')(pretrained=True)\n", 0),
+    ],
+    ids=["detr", "alias", "no-flag", "timm", "shadowed-getattr"],
+)
+def test_builders_looked_up_with_getattr(code: str, count: int) -> None:
+    migrated, edits, findings = _run(code)
+    assert migrated == code and not edits
+    assert len(findings) == count and all("chosen at run time" in f for f in findings), findings

@@ -18,7 +18,8 @@ yourself when you want them.
 Findings instead of edits: a flag whose value is not a literal `True`/`False` (`pretrained=args.pretrained`), a model
 with no legacy weights (`vit_h_14(pretrained=True)` raises `ValueError`), a condition on an argument that is not a
 literal (`quantize=q`), `pretrained=` beside `weights=`, positional arguments mixed with `*args`, and builders chosen
-at run time (`models.__dict__[arch](pretrained=True)`, `get_model(name, pretrained=True)`).
+at run time (`models.__dict__[arch](pretrained=True)`, `getattr(models, name)(pretrained=True)`,
+`get_model(name, pretrained=True)`).
 
 ## Why
 torchvision 0.13 (for torch 1.12) introduced the multi-weight API and deprecated the flags: each call warns "The
@@ -39,7 +40,7 @@ from typing import Any
 
 import libcst as cst
 
-from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
+from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged, last_components
 from torchmigrate.python.helpers import code_of, fix_commas
 from torchmigrate.python.transform import CallContext, PassTransformer
 
@@ -71,7 +72,9 @@ PASS = Pass(
         "models/_utils.py handle_legacy_interface / kwonly_to_pos_or_kw and every builder's decorator (weights.json)"
     ),
     call_filter=_legacy_call,
-    qualnames=frozenset(BUILDERS) | frozenset(DYNAMIC),
+    # `getattr(torchvision.models, name)(pretrained=…)` spells no builder: the module and `getattr` are in play too
+    qualnames=frozenset(BUILDERS) | frozenset(DYNAMIC) | {"torchvision.models"},
+    triggers=(*last_components([*BUILDERS, *DYNAMIC]), "getattr"),
     examples=[
         Example(
             """
@@ -171,10 +174,11 @@ PASS = Pass(
             from torchvision import models
 
             model = models.__dict__[args.arch](pretrained=True)
+            backbone = getattr(models, name)(pretrained=is_main_process())
             vit = models.vit_h_14(pretrained=True)
             """,
             title="a builder chosen at run time; a model without legacy weights",
-            findings=2,
+            findings=3,
         ),
         Unchanged(
             """
@@ -361,6 +365,14 @@ class LegacyFlags(PassTransformer):
         func = original_node.func
         dynamic = isinstance(func, cst.Subscript) and self.qualname(func.value) == DYNAMIC[0]
         dynamic = dynamic or (isinstance(func, (cst.Name, cst.Attribute)) and self.qualname(func) == DYNAMIC[1])
+        dynamic = dynamic or (  # getattr(torchvision.models, name)(pretrained=...)
+            isinstance(func, cst.Call)
+            and isinstance(func.func, cst.Name)
+            and func.func.value == "getattr"
+            and "getattr" not in self.global_names()
+            and len(func.args) >= 2
+            and self.qualname(func.args[0].value) == "torchvision.models"
+        )
         if dynamic:
             self.finding(
                 original_node,
