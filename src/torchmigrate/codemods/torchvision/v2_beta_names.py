@@ -6,7 +6,9 @@
 - `transforms.v2.ToImageTensor` → `ToImage`, `ToImagePIL` → `ToPILImage`;
   `transforms.v2.functional.to_image_tensor` → `to_image`, `to_image_pil` → `to_pil_image`.
 
-The boxes' `.spatial_size` attribute (now `.canvas_size`) is not renamed: nothing says which objects are boxes.
+The boxes' `.spatial_size` attribute (now `.canvas_size`) is not renamed: nothing says which objects are boxes. A file
+that uses anything else of `datapoints` (the private `_datapoint.Datapoint`, `_ImageType`, …, which have no public
+counterpart of that name) gets a finding there, and its `datapoints` names are left as they are.
 
 ## Why
 The v2 transforms were a beta in torchvision 0.15 (for torch 2.0); 0.16 (for torch 2.1) made them stable and renamed
@@ -23,10 +25,14 @@ from __future__ import annotations
 import libcst as cst
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass, Unchanged
-from torchmigrate.python.helpers import kwarg
+from torchmigrate.python.helpers import dotted_name, kwarg
+from torchmigrate.python.renames import RenameTransformer
 from torchmigrate.python.transform import CallContext
 
 _V2 = "torchvision.transforms.v2"
+_DP = "torchvision.datapoints"
+# torchvision 0.15.2 datapoints/__init__.py: the public names (the rest is private typing helpers)
+PUBLIC = frozenset({"BoundingBox", "BoundingBoxFormat", "Image", "Mask", "Video"})
 
 PASS = Pass(
     id="torchvision-v2-beta-names",
@@ -88,6 +94,28 @@ PASS = Pass(
             pil = F.to_pil_image(F.to_image(arr))
             """,
         ),
+        Example(
+            title="a private datapoints name: finding, and the file's datapoints stay",
+            before="""
+            from torchvision import datapoints
+            from torchvision.transforms import v2
+
+            class Points(datapoints._datapoint.Datapoint): ...
+
+            img = datapoints.Image(tensor)
+            t = v2.ToImageTensor()
+            """,
+            after="""
+            from torchvision import datapoints
+            from torchvision.transforms import v2
+
+            class Points(datapoints._datapoint.Datapoint): ...
+
+            img = datapoints.Image(tensor)
+            t = v2.ToImage()
+            """,
+            findings=1,
+        ),
         Unchanged(
             """
             from torchvision.transforms import v2
@@ -101,11 +129,60 @@ PASS = Pass(
 )
 
 
-@PASS.rewrites_calls("torchvision.tv_tensors.BoundingBoxes")  # the renames run first: calls of BoundingBox arrive renamed
+class BetaNames(RenameTransformer):
+    """The renames, unless the file uses a `datapoints` name without a public counterpart: then a finding there, and
+    the file's `datapoints` names stay (renaming the others would leave the import half moved)."""
+
+    def _private(self, qualname: str | None) -> bool:
+        if not qualname or not qualname.startswith(_DP + "."):
+            return False
+        return qualname[len(_DP) + 1 :].split(".")[0] not in PUBLIC
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        found: list[tuple[cst.CSTNode, str]] = []
+        for child in _walk(node):
+            if isinstance(child, cst.Attribute):
+                name = self.qualname(child)
+                if self._private(name) and not self._private(self.qualname(child.value)):
+                    found.append((child, name or ""))
+            elif isinstance(child, cst.ImportFrom) and child.module is not None and not child.relative:
+                module = dotted_name(child.module) or ""
+                names = [] if isinstance(child.names, cst.ImportStar) else [dotted_name(a.name) or "" for a in child.names]
+                for full in [module] if module != _DP else [f"{module}.{n}" for n in names]:
+                    if self._private(full):
+                        found.append((child, full))
+        found = [(n, q) for n, q in found if self.allowed(n)]
+        if found:
+            for where, name in found:
+                self.finding(
+                    where,
+                    f"{name}: torchvision 0.16 renamed datapoints to tv_tensors and this name has no public counterpart "
+                    "(Datapoint is tv_tensors.TVTensor): port it by hand; this file's datapoints names are left as they are",
+                )
+            self.renames = {k: v for k, v in self.renames.items() if not (k == _DP or k.startswith(_DP + "."))}
+        return super().visit_Module(node)
+
+
+def _walk(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out: list[cst.CSTNode] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        stack.extend(current.children)
+    return out
+
+
+PASS.uses(BetaNames)
+
+
+@PASS.rewrites_calls("torchvision.tv_tensors.BoundingBoxes", "torchvision.datapoints.BoundingBox")
 def canvas_size(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     old = kwarg(call, "spatial_size")
     if old is None or kwarg(call, "canvas_size") is not None:
         return None
+    if ctx.qualname == f"{_DP}.BoundingBox" and f"{_DP}.BoundingBox" not in getattr(ctx.transformer, "renames", {}):
+        return None  # the file keeps its datapoints names (see BetaNames)
     ctx.message = "BoundingBoxes(spatial_size=) → canvas_size= (torchvision 0.16)"
     args = [a.with_changes(keyword=cst.Name("canvas_size")) if a is old else a for a in call.args]
     return call.with_changes(args=args)
