@@ -26,6 +26,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
+from torchmigrate.python.helpers import chain_root
 from torchmigrate.python.transform import PassTransformer
 
 from .pretrained_weights import _DATA
@@ -77,6 +78,19 @@ PASS = Pass(
             url = torchvision.models.quantization.ResNet18_QuantizedWeights.IMAGENET1K_FBGEMM_V1.url
             """,
         ),
+        Example(
+            title="a plain import of the module stays (it binds the name the replacement uses)",
+            before="""
+            import torchvision.models.resnet
+
+            url = torchvision.models.resnet.model_urls["resnet18"]
+            """,
+            after="""
+            import torchvision.models.resnet
+
+            url = torchvision.models.ResNet18_Weights.IMAGENET1K_V1.url
+            """,
+        ),
         Unchanged(
             """
             from torchvision.models import vgg
@@ -109,8 +123,13 @@ class ModelUrls(PassTransformer):
         if member is None:
             return updated_node  # reported by visit_Attribute / visit_Name
         self.edited(original_node, f'{self.qualname(original_node.value)}[...] → {_short(member)}.url (removed in torchvision 0.15)')
-        self.drop_imports_of(original_node.value)
-        return cst.Attribute(value=self.ref(member, like=original_node.value), attr=cst.Name("url"))
+        replacement = self.ref(member, like=original_node.value)
+        old_root, new_root = chain_root(original_node.value), chain_root(replacement)
+        if old_root is None or new_root is None or old_root.value != new_root.value:
+            # `from torchvision.models.resnet import model_urls` may go; `import torchvision.models.resnet` stays: the
+            # replacement `torchvision.models.ResNet50_Weights` needs the name `torchvision` it binds
+            self.drop_imports_of(original_node.value)
+        return cst.Attribute(value=replacement, attr=cst.Name("url"))
 
     def _report(self, node: cst.BaseExpression) -> bool:
         name = self.qualname(node)
