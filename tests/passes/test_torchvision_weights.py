@@ -37,6 +37,7 @@ TREE = {
     "version.py": "__version__ = '9.1.0+cpu'\n",
     "models/__init__.py": """
         from .resnet import *
+        from .mobilenet import *
         from . import detection, quantization
         from ._api import get_model, WeightsEnum
     """,
@@ -92,9 +93,24 @@ TREE = {
         )
         def resnet18(*, weights=None, progress=True, quantize=False, **kwargs): ...
     """,
+    "models/mobilenet.py": "from .mobilenetv3 import *\n",  # re-exports only, as torchvision's own
+    "models/mobilenetv3.py": """
+        from typing import Optional
+        from ._api import Weights, WeightsEnum
+        from ._utils import handle_legacy_interface
+
+        __all__ = ["MobileNet_V3_Small_Weights", "mobilenet_v3_small"]
+
+        class MobileNet_V3_Small_Weights(WeightsEnum):
+            IMAGENET1K_V1 = Weights(url="g")
+            DEFAULT = IMAGENET1K_V1
+
+        @handle_legacy_interface(weights=("pretrained", MobileNet_V3_Small_Weights.IMAGENET1K_V1))
+        def mobilenet_v3_small(*, weights: Optional[MobileNet_V3_Small_Weights] = None, **kwargs): ...
+    """,
     "models/detection/__init__.py": "from .rcnn import *\n",
     "models/detection/rcnn.py": """
-        from .. import resnet
+        from .. import mobilenet, resnet
         from .._api import Weights, WeightsEnum
         from .._utils import handle_legacy_interface, _get_enum_from_fn
         from ..resnet import ResNet50_Weights
@@ -116,6 +132,11 @@ TREE = {
             weights=("pretrained", lambda kwargs: _get_enum_from_fn(resnet.__dict__[kwargs["backbone_name"]])["IMAGENET1K_V1"]),
         )
         def fpn_backbone(*, backbone_name, weights): ...
+
+        @handle_legacy_interface(
+            weights=("pretrained", lambda kwargs: _get_enum_from_fn(mobilenet.__dict__[kwargs["backbone_name"]])["IMAGENET1K_V1"]),
+        )
+        def mobile_backbone(*, backbone_name, weights, fpn): ...
 
         @handle_legacy_interface(weights=("pretrained", lambda kwargs: pick(kwargs)))
         def odd(*, weights=None): ...
@@ -155,6 +176,10 @@ def test_generator_reads_every_decorator_form(tree_table: dict) -> None:
             "resnet18": "torchvision.models.ResNet18_Weights.IMAGENET1K_V1",
             "resnet50": "torchvision.models.ResNet50_Weights.IMAGENET1K_V1",
         },
+    }
+    assert b["torchvision.models.detection.rcnn.mobile_backbone"]["legacy"]["weights"]["true"] == {
+        "by": "backbone_name",  # the builders mobilenet.py binds by its star import
+        "choices": {"mobilenet_v3_small": "torchvision.models.MobileNet_V3_Small_Weights.IMAGENET1K_V1"},
     }
     assert b["torchvision.models.detection.rcnn.odd"]["legacy"]["weights"]["true"] == {"unsupported": "pick(kwargs)"}
     assert tree_table["enums"]["torchvision.models.ResNet50_Weights"] == {

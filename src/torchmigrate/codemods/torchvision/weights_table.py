@@ -265,11 +265,17 @@ class _Tables:
                 source = _resolve(self.modules, module, lookup.value.value.id)[0]
                 member = body.slice.value
                 choices: dict[str, str] = {}
-                for node in self.modules[source].tree.body if source in self.modules else ():
-                    if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
-                        origin = self.weights_enum_of(source, node)
-                        if origin is not None and member in _enum_members(self.enums[origin])[0]:
-                            choices[node.name] = f"{self.enum_names[origin]}.{member}"
+                # the module's __dict__: what it defines and what it imports (mobilenet.py star-imports mobilenetv2/v3)
+                bound = self.modules[source].bindings if source in self.modules else {}
+                for local in sorted(n for n in bound if not n.startswith("_")):
+                    where, name = _resolve(self.modules, source, local)
+                    fn = next(
+                        (n for n in self.modules[where].tree.body if isinstance(n, ast.FunctionDef) and n.name == name),
+                        None,
+                    ) if where in self.modules and name else None
+                    origin = self.weights_enum_of(where, fn) if fn is not None else None
+                    if origin is not None and member in _enum_members(self.enums[origin])[0]:
+                        choices[local] = f"{self.enum_names[origin]}.{member}"
                 return {"by": _kwargs_key(lookup.slice), "choices": choices}
         return {"unsupported": ast.unparse(body)}
 
