@@ -9,7 +9,8 @@ For every builder in the weights table, ``builder(pretrained=True/False)`` and i
 weights (every ``WeightsEnum.verify`` result, recorded; the model itself is not built: the first ``nn.Module``
 constructed stops the call), and only the old form may warn. Then the other passes' output is run: ``v2.ToTensor()``
 against ``ToImage()`` + ``ToDtype(float32, scale=True)`` on 8-bit PIL images and arrays, the functions moved out of
-``functional_tensor`` against the private module it re-exported, the 0.16 names, and ``model_urls`` → ``.url``.
+``functional_tensor`` and ``functional_pil`` against the private modules they re-exported, the 0.16 names, and
+``model_urls`` → ``.url``.
 No weights are downloaded. Prints one line per check and exits 1 on any failure.
 """
 
@@ -149,6 +150,29 @@ def functional() -> None:
         check(f"functional.{name} = functional_tensor.{name}", bool(same))
 
 
+def functional_pil() -> None:
+    import torchvision.transforms._functional_pil as old
+    import torchvision.transforms.functional as new
+
+    rng = np.random.default_rng(1)
+    img = PIL.Image.fromarray(rng.integers(0, 256, (9, 11, 3), dtype=np.uint8))
+    calls: dict[str, tuple[Any, ...]] = {
+        "adjust_brightness": (img, 1.3), "adjust_contrast": (img, 0.7), "adjust_saturation": (img, 1.5),
+        "adjust_hue": (img, 0.1), "adjust_gamma": (img, 2.2, 1.0), "adjust_sharpness": (img, 2.0),
+        "autocontrast": (img,), "equalize": (img,), "crop": (img, 1, 2, 5, 6), "hflip": (img,), "vflip": (img,),
+        "invert": (img,), "posterize": (img, 3), "solarize": (img, 128), "pad": (img, [1, 2]),
+        "get_dimensions": (img,), "get_image_size": (img,), "get_image_num_channels": (img,),
+        "to_grayscale": (img, 3), "resize": (img, [5, 6], PIL.Image.BICUBIC), "rotate": (img, 30.0, PIL.Image.BILINEAR),
+    }
+    check("every renamed PIL function is exercised", set(calls) == set(functional_modules.PIL_SAFE), str(set(functional_modules.PIL_SAFE) ^ set(calls)))
+    for name, args in calls.items():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a, b = getattr(old, name)(*args), getattr(new, name)(*args)
+        same = np.array_equal(np.asarray(a), np.asarray(b)) if isinstance(a, PIL.Image.Image) else a == b
+        check(f"functional.{name} = functional_pil.{name} (PIL)", bool(same))
+
+
 def beta_names() -> None:
     before = (
         "from torchvision.datapoints import BoundingBox, BoundingBoxFormat\n"
@@ -187,6 +211,7 @@ def main() -> int:
     pretrained()
     to_tensor()
     functional()
+    functional_pil()
     beta_names()
     model_urls()
     print(f"{len(FAILURES)} failures")
