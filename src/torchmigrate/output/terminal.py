@@ -168,7 +168,7 @@ def explain_markdown(p: Pass) -> str:
     parts = [
         f"# {p.id}",
         f"**{p.title}**",
-        f"release **{p.release}** · safety **{p.safety.value}**{opt_in}",
+        f"release **{p.release_label}** · safety **{p.safety.value}**{opt_in}",
         f"Fix safety: {safety_line(p)}",
         f"Evidence: {p.evidence}",
         p.doc,
