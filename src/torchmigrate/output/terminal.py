@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # rich is imported when colour is used: plain output (CI, pip
 
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.results import FileResult, Summary
+from torchmigrate.core.text import plural
 from torchmigrate.output.diffs import diff_bytes, unified_diff
 
 __all__ = ["COLOR_CHOICES", "Reporter", "Tally", "console", "explain_markdown", "print_diff", "print_explain", "use_color"]
@@ -133,6 +134,20 @@ def print_summary(out: Console, summary: Summary, tally: Tally, *, written: bool
     out.print(Text(summary.render(written=written), style=style))
 
 
+def would_fix_lines(changed: list[tuple[str, int]]) -> list[str]:
+    """``--check``: one ``Would fix: PATH (N edits)`` line per file that would change, sorted by path (as ruff)."""
+    return [f"Would fix: {path} ({plural(edits, 'edit')})" for path, edits in sorted(changed)]
+
+
+def print_would_fix(out: Console | None, changed: list[tuple[str, int]]) -> None:
+    """The ``--check`` file list on stderr, beside the findings (stdout stays empty, as the hooks expect)."""
+    for line in would_fix_lines(changed):
+        if out is not None:
+            out.out(line, highlight=False)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+
 # --- --explain ----------------------------------------------------------------------------------------------------
 
 
@@ -187,6 +202,7 @@ class Reporter:
         self.diff_console = console(sys.stdout, True) if to_stdout and use_color(color, sys.stdout) else None
         self.tally = Tally()
         self.kept: list[FileResult] = []
+        self.would_fix: list[tuple[str, int]] = []  # --check: (path, edits) of each file that would change
 
     @property
     def written(self) -> bool:
@@ -194,6 +210,8 @@ class Reporter:
 
     def add(self, result: FileResult) -> None:
         self.tally.add(result)
+        if self.mode == "check" and result.changed:
+            self.would_fix.append((result.path, len(result.edits)))
         if result.error is not None:
             if self.err is not None:
                 print_error(self.err, result.path, result.error)
@@ -222,6 +240,8 @@ class Reporter:
 
             self.out.write(formats.render(self.fmt, formats.RunInfo(self.mode, self.kept, summary)).encode("utf-8"))
             self.out.flush()
+        if self.fmt == "text":
+            print_would_fix(self.err, self.would_fix)
         if self.err is not None:
             print_summary(self.err, summary, self.tally, written=self.written)
         else:
