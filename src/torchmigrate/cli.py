@@ -21,7 +21,7 @@ from torchmigrate.output.docs import render_explain
 from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
 from torchmigrate.run import config
-from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
+from torchmigrate.run.bulk import BulkRun, GitPlan, RepoOutcome, read_repo_list, render_table
 from torchmigrate.run.runner import Runner
 
 
@@ -131,7 +131,7 @@ def migrate(
         raise _fail("--git-branch/--git-commit write and commit files: they cannot go with --diff or --check")
     if executor not in ("local", "ray"):
         raise _fail(f"unknown --executor {executor!r} (local or ray)")
-    all_paths = _paths(paths, repos_from, to)
+    all_paths = _paths(paths, repos_from, to, config_file, isolated)
     for flag, value in (("--to", to), ("--from", from_)):
         _version_or_fail(flag, value)
     overrides = config.Overrides(to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or ())
@@ -181,7 +181,9 @@ def _version_or_fail(flag: str, value: str | None) -> Version | None:
         raise _fail(f"{flag}: {exc}") from None
 
 
-def _paths(paths: list[Path] | None, repos_from: str | None, to: str | None) -> list[Path]:
+def _paths(
+    paths: list[Path] | None, repos_from: str | None, to: str | None, config_file: Path | None, isolated: bool
+) -> list[Path]:
     """The PATHs of the run: the arguments, then the ``--repos-from`` list; each must exist."""
     all_paths: list[Path] = list(paths or [])
     if repos_from is not None:
@@ -190,13 +192,29 @@ def _paths(paths: list[Path] | None, repos_from: str | None, to: str | None) -> 
         except OSError as exc:
             raise _fail(f"cannot read --repos-from {repos_from}: {exc.strerror or exc}") from None
     if not all_paths:
-        if to is None:
-            raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
-        raise _fail("no PATH given: name the files or folders to migrate")
+        raise _fail(_no_path_message(to, config_file, isolated))
     missing = [str(p) for p in all_paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
     return all_paths
+
+
+def _no_path_message(to: str | None, config_file: Path | None, isolated: bool) -> str:
+    """No PATH: say so; name ``--to`` as missing too only when neither the command line nor the configuration that
+    would apply here (``--config``, else the closest pyproject.toml) sets it."""
+    message = "no PATH given: name the files or folders to migrate"
+    if to is not None:
+        return message
+    configured = None
+    if not isolated:
+        try:
+            found = config_file if config_file is not None else config.find_config_file(Path.cwd())
+            configured = config.load_config(found).to if found is not None else None
+        except (config.ConfigError, OSError, ValueError):
+            configured = None  # a broken configuration is reported once a PATH is given
+    if configured is None:
+        message += ", and the release with --to VERSION (e.g. migrate --to 2.12 src/)"
+    return message
 
 
 def _plans(paths: list[Path], overrides: config.Overrides, config_file: Path | None, isolated: bool) -> list[config.RootPlan]:
@@ -291,6 +309,7 @@ def _run(request: Request) -> int:
                     typer.echo(f"{repo.path}: error: {repo.error}", err=True)
             if len(bulk.repos) > 1 or bulk.git is not None:
                 typer.echo(render_table(bulk.repos, written=request.write), err=True, nl=False)
+            _count_repository_errors(summary, bulk.repos)
             reporter.finish(summary)
     except KeyboardInterrupt:
         # Writes are atomic and hold Ctrl-C back until done (files.write_atomic): every file is whole, old or new.
@@ -310,6 +329,12 @@ def _run(request: Request) -> int:
     if request.mode == "check" and (summary.changed or summary.findings):
         return EXIT_CHECK
     return EXIT_OK
+
+
+def _count_repository_errors(summary: Summary, repos: list[RepoOutcome]) -> None:
+    """A repository refused (or whose git step failed) is an error of the run, as its exit code 2 says: the summary
+    counts it beside the files that could not be processed."""
+    summary.errors += sum(1 for repo in repos if repo.error)
 
 
 @contextlib.contextmanager

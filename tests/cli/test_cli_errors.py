@@ -35,6 +35,7 @@ CASES = [
     (["--to", "2.12", "pkg", "missing-dir", "gone.py"], "no such file or folder: missing-dir, gone.py"),
     (["pkg"], "missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)"),
     (["--to", "2.12"], "no PATH given: name the files or folders to migrate"),
+    (["--check"], "no PATH given: name the files or folders to migrate, and the release with --to VERSION (e.g. migrate --to 2.12 src/)"),
     (["--explain", "no-such-pass"], "unknown pass id 'no-such-pass' (see `migrate --list`)"),
     (["--list", "--to", "latest"], f"--to: malformed version 'latest': {FORMAT}"),
 ]
@@ -77,3 +78,14 @@ def test_a_real_process_exits_2_with_one_line(project: Path) -> None:
     assert proc.stdout == b""
     assert proc.stderr == b"migrate: error: --from 2.10 is above --to 2.8: nothing can migrate backwards\n"
     assert (project / "pkg" / "legacy.py").read_text() == LEGACY
+
+
+def test_no_path_in_a_project_that_sets_to(project: Path) -> None:
+    """`to` comes from pyproject.toml, so only the PATH is missing: the real command says exactly that."""
+    (project / "pyproject.toml").write_text('[tool.torchmigrate]\nto = "2.12"\n')
+    proc = subprocess.run([str(MIGRATE), "--check"], cwd=project, capture_output=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr == b"migrate: error: no PATH given: name the files or folders to migrate\n"
+    # --isolated ignores that configuration: then --to is missing too.
+    proc = subprocess.run([str(MIGRATE), "--isolated", "--check"], cwd=project, capture_output=True, timeout=120)
+    assert b"no PATH given" in proc.stderr and b"--to VERSION" in proc.stderr

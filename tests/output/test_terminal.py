@@ -43,7 +43,7 @@ def test_piped_diff_is_plain_and_byte_identical(project: Path) -> None:
     expected = migrate_source(LEGACY, to="2.12", path="legacy.py")
     assert proc.stdout == diff_bytes(expected, "legacy.py")
     assert ESC not in proc.stdout and ESC not in proc.stderr
-    assert proc.stderr.decode().splitlines()[-1] == "torchmigrate: 2 files scanned, 1 would change, 1 findings, 0 errors"
+    assert proc.stderr.decode().splitlines()[-1] == "torchmigrate: 2 files scanned, 1 would change, 1 finding, 0 errors"
 
 
 def test_color_always_colours_the_diff_findings_and_summary_table(project: Path) -> None:
@@ -56,7 +56,7 @@ def test_color_always_colours_the_diff_findings_and_summary_table(project: Path)
     assert "\x1b[33mexport-for-inference\x1b[0m" in err  # the finding's pass id
     table = [line for line in err.splitlines() if "export-for-training" in line and "│" in line]
     assert table, err  # one row per pass: files, would change, findings
-    assert "2 files scanned, 1 would change, 1 findings, 0 errors" in err
+    assert "2 files scanned, 1 would change, 1 finding, 0 errors" in err
 
 
 def test_no_color_through_the_command(project: Path) -> None:

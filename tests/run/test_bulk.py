@@ -139,6 +139,8 @@ def test_git_refusals_are_per_repository(repos: dict[str, Path], tmp_path: Path)
     assert proc.returncode == 2
     assert "alpha: error: branch 'torch-2.12' already exists" in proc.stderr
     assert "plain: error: not in a git work tree" in proc.stderr
+    # The two refusals are the run's errors (exit 2): the summary counts them.
+    assert proc.stderr.splitlines()[-1].endswith(", 2 errors"), proc.stderr
     assert "export_for_training" in (plain / "p.py").read_text()  # refused: not written
     assert "export_for_inference" in (repos["alpha"] / "src" / "a.py").read_text()
     assert git(repos["gamma"], "branch", "--show-current").strip() == "torch-2.12"  # the others go on

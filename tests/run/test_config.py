@@ -80,7 +80,7 @@ def test_exclude_patterns_are_relative_to_the_config_and_drop_named_files(projec
     # pre-commit names files one by one: an excluded file named directly is still skipped (ruff's force-exclude).
     proc = run("--check", "vendored/lib.py", "src/pkg/model.py", cwd=project)
     assert proc.returncode == 1
-    assert b"1 files scanned" in proc.stderr
+    assert b"1 file scanned" in proc.stderr
     code, _, err = invoke(monkeypatch, project.parent, "--check", "--exclude", "src/", str(project / "src" / "pkg" / "model.py"))
     assert code == 0 and "0 files scanned" in err
     code, _, err = invoke(monkeypatch, project, "--check", "--extend-exclude", "tests,legacy_*", ".")

@@ -305,7 +305,7 @@ def test_a_pass_that_raises_leaves_its_file_untouched_and_the_rest_migrated(cwd:
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "b.py: error: pass boom failed: RuntimeError: kaboom",
-        "torchmigrate: 3 files scanned, 2 changed, 0 findings, 1 errors",
+        "torchmigrate: 3 files scanned, 2 changed, 0 findings, 1 error",
     ]
     assert (cwd / "b.py").read_text() == crash
     expected = "import torch\n\nep = torch.export.export_for_training(model, (x,), strict=True).run_decompositions()\n"
@@ -350,7 +350,7 @@ def test_a_failing_write_leaves_the_original_and_no_temporary_file(cwd: Path, mo
     assert result.exit_code == 2
     assert result.stderr.splitlines() == [
         "a.py: error: cannot write: No space left on device",
-        "torchmigrate: 2 files scanned, 1 changed, 0 findings, 1 errors",
+        "torchmigrate: 2 files scanned, 1 changed, 0 findings, 1 error",
     ]
     assert (cwd / "a.py").read_text() == LEGACY
     assert (cwd / "b.py").read_text() == MIGRATED

@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from torchmigrate.core.text import plural
+
 __all__ = ["Edit", "Finding", "FileResult"]
 
 
@@ -95,7 +97,8 @@ class Summary:
     def render(self, *, written: bool) -> str:
         verb = "changed" if written else "would change"
         return (
-            f"torchmigrate: {self.scanned} files scanned, {self.changed} {verb}, {self.findings} findings, {self.errors} errors"
+            f"torchmigrate: {plural(self.scanned, 'file')} scanned, {self.changed} {verb}, "
+            f"{plural(self.findings, 'finding')}, {plural(self.errors, 'error')}"
         )
 
 
