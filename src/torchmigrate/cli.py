@@ -16,12 +16,12 @@ from torchmigrate.core.about import __version__
 from torchmigrate.core.registry import all_passes, get_pass
 from torchmigrate.core.results import Summary
 from torchmigrate.core.versions import Version, VersionError, parse_version
-from torchmigrate.output import terminal
+from torchmigrate.output import tables, terminal
 from torchmigrate.output.docs import render_explain
 from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
 from torchmigrate.run import config
-from torchmigrate.run.bulk import BulkRun, GitPlan, RepoOutcome, read_repo_list, render_table
+from torchmigrate.run.bulk import BulkRun, GitPlan, RepoOutcome, read_repo_list
 from torchmigrate.run.runner import Runner
 
 
@@ -307,8 +307,9 @@ def _run(request: Request) -> int:
             for repo in bulk.repos:
                 if repo.error and not repo.refused:
                     typer.echo(f"{repo.path}: error: {repo.error}", err=True)
+            reporter.list_would_fix()
             if len(bulk.repos) > 1 or bulk.git is not None:
-                typer.echo(render_table(bulk.repos, written=request.write), err=True, nl=False)
+                tables.print_table(reporter.err, tables.repo_table(bulk.repos, written=request.write))
             _count_repository_errors(summary, bulk.repos)
             reporter.finish(summary)
     except KeyboardInterrupt:

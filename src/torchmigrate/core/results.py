@@ -90,7 +90,7 @@ class Summary:
     def add(self, result: FileResult) -> None:
         self.scanned += 1
         self.changed += int(result.changed)
-        self.edits += len(result.edits)
+        self.edits += len(result.edits) if result.error is None else 0  # a file left as it was has none
         self.findings += len(result.findings)
         self.errors += int(result.error is not None)
 
