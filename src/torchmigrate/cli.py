@@ -14,7 +14,7 @@ import typer
 
 from torchmigrate.core.about import __version__
 from torchmigrate.core.registry import all_passes, get_pass
-from torchmigrate.core.results import Summary
+from torchmigrate.core.results import FileResult, Summary
 from torchmigrate.core.versions import Version, VersionError, parse_version
 from torchmigrate.output import tables, terminal
 from torchmigrate.output.docs import render_explain
@@ -275,7 +275,7 @@ def _run(request: Request) -> int:
         except OSError as exc:
             raise _fail(f"cannot write --report {request.report}: {exc.strerror or exc}") from None
     summary = Summary()
-    bar = ProgressBar.maybe(request.progress)
+    bar: ProgressBar | None = None
     try:
         with _output(request.output_file) as stdout:
             reporter = terminal.Reporter(
@@ -285,6 +285,7 @@ def _run(request: Request) -> int:
                 out=stdout,
                 to_stdout=not request.output_file,
             )
+            bar = ProgressBar.maybe(request.progress, reporter.err)  # one console for the bar, findings and errors
             bulk.preflight()
             for repo in bulk.repos:
                 if repo.refused:
@@ -300,7 +301,11 @@ def _run(request: Request) -> int:
                     bar.advance()
                 if writer is not None:
                     writer.add(repo.path, result)
-                reporter.add(result)
+                if bar is not None and _prints(result, request):
+                    with bar.paused():
+                        reporter.add(result)
+                else:
+                    reporter.add(result)
             if bar is not None:
                 bar.stop()
                 bar = None
@@ -313,6 +318,9 @@ def _run(request: Request) -> int:
             _count_repository_errors(summary, bulk.repos)
             reporter.finish(summary)
     except KeyboardInterrupt:
+        if bar is not None:
+            bar.stop()
+            bar = None
         # Writes are atomic and hold Ctrl-C back until done (files.write_atomic): every file is whole, old or new.
         outcome = "each file is either fully migrated or as it was" if request.write else "nothing was written"
         typer.echo(f"migrate: interrupted: {outcome}", err=True)
@@ -330,6 +338,14 @@ def _run(request: Request) -> int:
     if request.mode == "check" and (summary.changed or summary.findings):
         return EXIT_CHECK
     return EXIT_OK
+
+
+def _prints(result: FileResult, request: Request) -> bool:
+    """Whether the reporter prints anything for ``result`` (the progress bar steps aside for it)."""
+    if result.error is not None:
+        return True
+    text = request.output_format is OutputFormat.text
+    return text and (bool(result.findings) or (request.mode == "diff" and result.changed and not request.output_file))
 
 
 def _count_repository_errors(summary: Summary, repos: list[RepoOutcome]) -> None:
