@@ -20,7 +20,7 @@ from torchmigrate.output import tables, terminal
 from torchmigrate.output.docs import render_explain
 from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
-from torchmigrate.run import config
+from torchmigrate.run import config, trees
 from torchmigrate.run.bulk import BulkRun, GitPlan, RepoOutcome, read_repo_list
 from torchmigrate.run.runner import Runner
 
@@ -260,10 +260,11 @@ def _run(request: Request) -> int:
         runner = Runner(jobs=request.jobs, cache=request.cache, executor=request.executor, ray_address=request.ray_address)
     except (RuntimeError, ValueError) as exc:
         raise _fail(str(exc)) from None
-    plans = request.plans
+    repos = trees.repositories(request.plans)  # files of one tree are one repository (pre-commit names them one by one)
+    plans = [repo.plans[0] for repo in repos]
     bulk = BulkRun(
-        [(plan.root, plan.options, plan.detect_from) for plan in plans],
-        lambda index: config.tasks([plans[index]]),
+        [(repo.root, repo.plans[0].options, repo.plans[0].detect_from) for repo in repos],
+        lambda index: config.tasks(repos[index].plans),
         write=request.write,
         runner=runner,
         git=request.git,
