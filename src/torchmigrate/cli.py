@@ -13,6 +13,7 @@ from typing import Annotated, BinaryIO
 import typer
 
 from torchmigrate.core.about import __version__
+from torchmigrate.core.passes import Pass
 from torchmigrate.core.registry import all_passes, get_pass
 from torchmigrate.core.results import FileResult, Summary
 from torchmigrate.core.versions import Version, VersionError, parse_version
@@ -157,11 +158,28 @@ def _explain(pass_id: str, color: Color) -> int:
         chosen = get_pass(pass_id)
     except KeyError:
         raise _fail(f"unknown pass id {pass_id!r} (see `migrate --list`)") from None
-    if terminal.use_color(color.value, sys.stdout):
+    if sys.stdout.isatty():
+        _explain_on_a_terminal(chosen, color)
+    elif terminal.use_color(color.value, sys.stdout):
         terminal.print_explain(terminal.console(sys.stdout, True, wrap=True), chosen)
     else:
         typer.echo(render_explain(chosen), nl=False)
     return EXIT_OK
+
+
+def _explain_on_a_terminal(chosen: Pass, color: Color) -> None:
+    """On a terminal the documentation is rendered (or plain, without colour) and paged when it is taller than the
+    terminal, as git and man do."""
+    from torchmigrate.output import pager
+
+    if terminal.use_color(color.value, sys.stdout):
+        out = terminal.console(sys.stdout, True, wrap=True)
+        with out.capture() as captured:
+            terminal.print_explain(out, chosen)
+        text = captured.get()
+    else:
+        text = render_explain(chosen)
+    pager.show(text)
 
 
 def _list(to: str | None) -> int:

@@ -3,56 +3,13 @@ diffs print on clean lines, and once the run ends no bar is left on the screen o
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import os
-import pty
-import struct
-import subprocess
-import termios
 from pathlib import Path
 
-import pyte
-from support.cli import MIGRATE, write_tree
+from support.cli import write_tree
+from support.tty import run_on_a_terminal, screen_lines
 
-COLUMNS, ROWS = 300, 20  # wide enough that no finding wraps
 LEGACY = "import torch\nep = torch.export.export_for_training(m, (x,))\n"
 FINDING = "import torch\nep = torch.export.export_for_inference(m, a, **kw)\n"
-
-
-def run_on_a_terminal(*args: str, cwd: Path, env: dict[str, str] | None = None) -> tuple[int, bytes]:
-    """``migrate ARGS`` with stdin, stdout and stderr on one pseudo-terminal of COLUMNS × ROWS: (exit code, bytes)."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-    environ = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "COLUMNS", "LINES")}
-    environ.update({"TERM": "xterm-256color", **(env or {})})
-    proc = subprocess.Popen([str(MIGRATE), *args], cwd=cwd, stdin=slave, stdout=slave, stderr=slave, env=environ,
-                            start_new_session=True)
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError as exc:  # EIO: the child closed the terminal
-            if exc.errno != errno.EIO:
-                raise
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(master)
-    return proc.wait(timeout=120), b"".join(chunks)
-
-
-def screen_lines(output: bytes) -> list[str]:
-    """Every line a user can see after the run: the scrollback, then the screen (trailing blanks dropped)."""
-    screen = pyte.HistoryScreen(COLUMNS, ROWS, history=100_000)
-    pyte.Stream(screen).feed(output.decode("utf-8", "replace"))
-    history = ["".join(line[x].data for x in range(COLUMNS)).rstrip() for line in screen.history.top]
-    lines = history + [line.rstrip() for line in screen.display]
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
 
 
 def test_findings_and_diffs_never_share_a_line_with_the_bar(tmp_path: Path) -> None:
