@@ -363,8 +363,10 @@ def _prints(result: FileResult, request: Request) -> bool:
     """Whether the reporter prints anything for ``result`` (the progress bar steps aside for it)."""
     if result.error is not None:
         return True
-    text = request.output_format is OutputFormat.text
-    return text and (bool(result.findings) or (request.mode == "diff" and result.changed and not request.output_file))
+    if request.output_format is not OutputFormat.text:
+        return False
+    diff_on_screen = request.mode == "diff" and result.changed and not request.output_file and sys.stdout.isatty()
+    return bool(result.findings) or diff_on_screen  # a diff into a pipe or a file does not touch the terminal
 
 
 def _count_repository_errors(summary: Summary, repos: list[RepoOutcome]) -> None:
