@@ -14,15 +14,16 @@ from typing import TYPE_CHECKING, Annotated, BinaryIO
 import typer
 
 from torchmigrate.core.about import __version__
+from torchmigrate.core.passes import Pass
 from torchmigrate.core.registry import all_passes, get_pass
-from torchmigrate.core.results import Summary
+from torchmigrate.core.results import FileResult, Summary
 from torchmigrate.core.versions import Version, VersionError, parse_version
-from torchmigrate.output import terminal
+from torchmigrate.output import tables, terminal
 from torchmigrate.output.docs import render_explain
 from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
-from torchmigrate.run import config
-from torchmigrate.run.bulk import BulkRun, GitPlan, read_repo_list, render_table
+from torchmigrate.run import config, trees
+from torchmigrate.run.bulk import BulkRun, GitPlan, RepoOutcome, read_repo_list
 from torchmigrate.run.plan import selection_warnings
 from torchmigrate.run.runner import Runner
 
@@ -163,7 +164,7 @@ def migrate(
     if executor not in ("local", "ray"):
         raise _fail(f"unknown --executor {executor!r} (local or ray)")
     _check_review_aids(commit_per_pass, git_commit, split_by_pass, diff)
-    all_paths = _paths(paths, repos_from, to)
+    all_paths = _paths(paths, repos_from, to, config_file, isolated)
     for flag, value in (("--to", to), ("--from", from_), ("--min-torch", min_torch)):
         _version_or_fail(flag, value)
     overrides = config.Overrides(
@@ -207,11 +208,28 @@ def _explain(pass_id: str, color: Color) -> int:
         chosen = get_pass(pass_id)
     except KeyError:
         raise _fail(f"unknown pass id {pass_id!r} (see `migrate --list`)") from None
-    if terminal.use_color(color.value, sys.stdout):
+    if sys.stdout.isatty():
+        _explain_on_a_terminal(chosen, color)
+    elif terminal.use_color(color.value, sys.stdout):
         terminal.print_explain(terminal.console(sys.stdout, True, wrap=True), chosen)
     else:
         typer.echo(render_explain(chosen), nl=False)
     return EXIT_OK
+
+
+def _explain_on_a_terminal(chosen: Pass, color: Color) -> None:
+    """On a terminal the documentation is rendered (or plain, without colour) and paged when it is taller than the
+    terminal, as git and man do."""
+    from torchmigrate.output import pager
+
+    if terminal.use_color(color.value, sys.stdout):
+        out = terminal.console(sys.stdout, True, wrap=True)
+        with out.capture() as captured:
+            terminal.print_explain(out, chosen)
+        text = captured.get()
+    else:
+        text = render_explain(chosen)
+    pager.show(text)
 
 
 def _list(to: str | None) -> int:
@@ -231,7 +249,9 @@ def _version_or_fail(flag: str, value: str | None) -> Version | None:
         raise _fail(f"{flag}: {exc}") from None
 
 
-def _paths(paths: list[Path] | None, repos_from: str | None, to: str | None) -> list[Path]:
+def _paths(
+    paths: list[Path] | None, repos_from: str | None, to: str | None, config_file: Path | None, isolated: bool
+) -> list[Path]:
     """The PATHs of the run: the arguments, then the ``--repos-from`` list; each must exist."""
     all_paths: list[Path] = list(paths or [])
     if repos_from is not None:
@@ -240,13 +260,29 @@ def _paths(paths: list[Path] | None, repos_from: str | None, to: str | None) -> 
         except OSError as exc:
             raise _fail(f"cannot read --repos-from {repos_from}: {exc.strerror or exc}") from None
     if not all_paths:
-        if to is None:
-            raise _fail("missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)")
-        raise _fail("no PATH given: name the files or folders to migrate")
+        raise _fail(_no_path_message(to, config_file, isolated))
     missing = [str(p) for p in all_paths if not p.exists()]
     if missing:
         raise _fail(f"no such file or folder: {', '.join(missing)}")
     return all_paths
+
+
+def _no_path_message(to: str | None, config_file: Path | None, isolated: bool) -> str:
+    """No PATH: say so; name ``--to`` as missing too only when neither the command line nor the configuration that
+    would apply here (``--config``, else the closest pyproject.toml) sets it."""
+    message = "no PATH given: name the files or folders to migrate"
+    if to is not None:
+        return message
+    configured = None
+    if not isolated:
+        try:
+            found = config_file if config_file is not None else config.find_config_file(Path.cwd())
+            configured = config.load_config(found).to if found is not None else None
+        except (config.ConfigError, OSError, ValueError):
+            configured = None  # a broken configuration is reported once a PATH is given
+    if configured is None:
+        message += ", and the release with --to VERSION (e.g. migrate --to 2.12 src/)"
+    return message
 
 
 def _plans(paths: list[Path], overrides: config.Overrides, config_file: Path | None, isolated: bool) -> list[config.RootPlan]:
@@ -292,10 +328,11 @@ def _run(request: Request) -> int:
         runner = Runner(jobs=request.jobs, cache=request.cache, executor=request.executor, ray_address=request.ray_address)
     except (RuntimeError, ValueError) as exc:
         raise _fail(str(exc)) from None
-    plans = request.plans
+    repos = trees.repositories(request.plans)  # files of one tree are one repository (pre-commit names them one by one)
+    plans = [repo.plans[0] for repo in repos]
     bulk = BulkRun(
-        [(plan.root, plan.options, plan.detect_from) for plan in plans],
-        lambda index: config.tasks([plans[index]]),
+        [(repo.root, repo.plans[0].options, repo.plans[0].detect_from) for repo in repos],
+        lambda index: config.tasks(repos[index].plans),
         write=request.write,
         runner=runner,
         git=request.git,
@@ -309,7 +346,7 @@ def _run(request: Request) -> int:
             raise _fail(f"cannot write --report {request.report}: {exc.strerror or exc}") from None
     html = _html_report(request)
     summary = Summary()
-    bar = ProgressBar.maybe(request.progress)
+    bar: ProgressBar | None = None
     try:
         with _output(request.output_file) as stdout:
             reporter = terminal.Reporter(
@@ -319,6 +356,7 @@ def _run(request: Request) -> int:
                 out=stdout,
                 to_stdout=not request.output_file,
             )
+            bar = ProgressBar.maybe(request.progress, reporter.err)  # one console for the bar, findings and errors
             bulk.preflight()
             for repo in bulk.repos:
                 if repo.refused:
@@ -336,17 +374,26 @@ def _run(request: Request) -> int:
                     writer.add(repo.path, result)
                 if html is not None:
                     html.add(repo.path, result)
-                reporter.add(result)
+                if bar is not None and _prints(result, request):
+                    with bar.paused():
+                        reporter.add(result)
+                else:
+                    reporter.add(result)
             if bar is not None:
                 bar.stop()
                 bar = None
             for repo in bulk.repos:
                 if repo.error and not repo.refused:
                     typer.echo(f"{repo.path}: error: {repo.error}", err=True)
+            reporter.list_would_fix()
             if len(bulk.repos) > 1 or bulk.git is not None:
-                typer.echo(render_table(bulk.repos, written=request.write), err=True, nl=False)
+                tables.print_table(reporter.err, tables.repo_table(bulk.repos, written=request.write))
+            _count_repository_errors(summary, bulk.repos)
             reporter.finish(summary)
     except KeyboardInterrupt:
+        if bar is not None:
+            bar.stop()
+            bar = None
         # Writes are atomic and hold Ctrl-C back until done (files.write_atomic): every file is whole, old or new.
         outcome = "each file is either fully migrated or as it was" if request.write else "nothing was written"
         typer.echo(f"migrate: interrupted: {outcome}", err=True)
@@ -403,6 +450,22 @@ def _finish_review_aids(request: Request, bulk: BulkRun, html: HtmlReport | None
             html.write(request.report_html, bulk.repos, summary)
         except OSError as exc:
             raise _fail(f"cannot write --report-html {request.report_html}: {exc.strerror or exc}") from None
+
+
+def _prints(result: FileResult, request: Request) -> bool:
+    """Whether the reporter prints anything for ``result`` (the progress bar steps aside for it)."""
+    if result.error is not None:
+        return True
+    if request.output_format is not OutputFormat.text:
+        return False
+    diff_on_screen = request.mode == "diff" and result.changed and not request.output_file and sys.stdout.isatty()
+    return bool(result.findings) or diff_on_screen  # a diff into a pipe or a file does not touch the terminal
+
+
+def _count_repository_errors(summary: Summary, repos: list[RepoOutcome]) -> None:
+    """A repository refused (or whose git step failed) is an error of the run, as its exit code 2 says: the summary
+    counts it beside the files that could not be processed."""
+    summary.errors += sum(1 for repo in repos if repo.error)
 
 
 @contextlib.contextmanager

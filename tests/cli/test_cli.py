@@ -64,6 +64,22 @@ def test_check_exit_codes(project: Path) -> None:
     assert run("--to", "2.7", "--check", "pkg", cwd=project).returncode == 0
 
 
+def test_check_names_the_files_that_would_change(project: Path) -> None:
+    """`--check` in text mode lists each file that would change, sorted, with its edits (as ruff's "Would fix")."""
+    (project / "pkg" / "another.py").write_text("import torch\n\nep = torch.export.export_for_training(m, (x,))\n")
+    proc = run("--to", "2.12", "--check", "pkg", cwd=project, text=True)
+    assert proc.returncode == 1 and proc.stdout == ""
+    listed = [line for line in proc.stderr.splitlines() if line.startswith("Would fix:")]
+    assert listed == [
+        "Would fix: pkg/another.py (1 edit)",
+        "Would fix: pkg/crlf.py (4 edits)",
+        "Would fix: pkg/legacy.py (4 edits)",
+    ]
+    assert proc.stderr.index("Would fix:") < proc.stderr.index("torchmigrate: 4 files scanned, 3 would change")
+    assert "Would fix" not in run("--to", "2.12", "--check", "pkg/modern.py", cwd=project, text=True).stderr
+    assert "Would fix" not in run("--to", "2.12", "--diff", "pkg", cwd=project, text=True).stderr
+
+
 def test_syntax_error_exits_2_and_the_rest_is_migrated(project: Path) -> None:
     broken = b"import torch\nep = torch.export.export_for_inference(m, (x,)\n"
     (project / "pkg" / "broken.py").write_bytes(broken)

@@ -40,6 +40,7 @@ CASES = [
     (["--to", "2.12", "pkg", "missing-dir", "gone.py"], "no such file or folder: missing-dir, gone.py"),
     (["pkg"], "missing --to VERSION (the PyTorch release to migrate to, e.g. --to 2.12)"),
     (["--to", "2.12"], "no PATH given: name the files or folders to migrate"),
+    (["--check"], "no PATH given: name the files or folders to migrate, and the release with --to VERSION (e.g. migrate --to 2.12 src/)"),
     (["--explain", "no-such-pass"], "unknown pass id 'no-such-pass' (see `migrate --list`)"),
     (["--list", "--to", "newest"], f"--to: malformed version 'newest': {FORMAT}"),
 ]
@@ -102,3 +103,14 @@ def test_select_of_a_pass_the_pin_skips_warns_and_still_runs_the_rest(tmp_path: 
         "requirement; pass --from explicitly to run it)"
     ]
     assert "+s = torch.optim.lr_scheduler.StepLR(opt, 1)" in proc.stdout  # the 2.7 removal runs despite the 2.10 pin
+
+
+def test_no_path_in_a_project_that_sets_to(project: Path) -> None:
+    """`to` comes from pyproject.toml, so only the PATH is missing: the real command says exactly that."""
+    (project / "pyproject.toml").write_text('[tool.torchmigrate]\nto = "2.12"\n')
+    proc = subprocess.run([str(MIGRATE), "--check"], cwd=project, capture_output=True, timeout=120)
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr == b"migrate: error: no PATH given: name the files or folders to migrate\n"
+    # --isolated ignores that configuration: then --to is missing too.
+    proc = subprocess.run([str(MIGRATE), "--isolated", "--check"], cwd=project, capture_output=True, timeout=120)
+    assert b"no PATH given" in proc.stderr and b"--to VERSION" in proc.stderr

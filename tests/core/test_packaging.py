@@ -41,6 +41,8 @@ def test_pass_modules_live_in_their_release_folder() -> None:
             folder = info.name.split(".")[2]
             if found.files == PROJECT:
                 assert folder == "project", info.name
+            elif found.package:  # a companion package's change lives in that package's folder
+                assert folder == found.package.split()[0], (info.name, found.package)
             else:
                 assert folder == "v" + found.release.replace(".", "_"), (info.name, found.release)
 

@@ -147,7 +147,7 @@ def test_json_follows_its_versioned_schema(project: Path) -> None:
     assert files["pkg/kw.py"]["findings"][0]["pass_id"] == "export-for-inference"
     assert not any(f["written"] for f in files.values())
     assert b"kw.py:2:6" not in proc.stderr  # the report carries the findings; stderr keeps the summary
-    assert b"4 files scanned, 2 would change, 1 findings, 0 errors" in proc.stderr
+    assert b"4 files scanned, 2 would change, 1 finding, 0 errors" in proc.stderr
 
 
 def test_github_annotations_are_escaped(project: Path) -> None:

@@ -43,7 +43,7 @@ def test_piped_diff_is_plain_and_byte_identical(project: Path) -> None:
     expected = migrate_source(LEGACY, to="2.12", path="legacy.py")
     assert proc.stdout == diff_bytes(expected, "legacy.py")
     assert ESC not in proc.stdout and ESC not in proc.stderr
-    assert proc.stderr.decode().splitlines()[-1] == "torchmigrate: 2 files scanned, 1 would change, 1 findings, 0 errors"
+    assert proc.stderr.decode().splitlines()[-1] == "torchmigrate: 2 files scanned, 1 would change, 1 finding, 0 errors"
 
 
 def test_color_always_colours_the_diff_findings_and_summary_table(project: Path) -> None:
@@ -54,9 +54,9 @@ def test_color_always_colours_the_diff_findings_and_summary_table(project: Path)
     assert "\x1b[32m+ep = torch.export.export(m, (x,))\x1b[0m" in out  # added line in green
     err = proc.stderr.decode()
     assert "\x1b[33mexport-for-inference\x1b[0m" in err  # the finding's pass id
-    table = [line for line in err.splitlines() if "export-for-training" in line and "│" in line]
-    assert table, err  # one row per pass: files, would change, findings
-    assert "2 files scanned, 1 would change, 1 findings, 0 errors" in err
+    table = [line for line in err.splitlines() if line.startswith("export-for-training")]
+    assert [cell for cell in table[0].split() if not cell.startswith(ESC.decode())] == ["export-for-training", "1", "1", "0"]
+    assert "2 files scanned, 1 would change, 1 finding, 0 errors" in err
 
 
 def test_no_color_through_the_command(project: Path) -> None:
@@ -156,3 +156,32 @@ class _Stream(io.StringIO):
 
     def isatty(self) -> bool:
         return self._tty
+
+
+def _cells(line: str) -> list[str]:
+    import re
+
+    return [c for c in re.split(r"\s{2,}", re.sub(r"\x1b\[[0-9;]*m", "", line).strip()) if c]
+
+
+@pytest.mark.parametrize("color", ["always", "never"])
+def test_both_tables_say_what_they_count_and_are_drawn_alike(tmp_path: Path, color: str) -> None:
+    """Two repositories: the repository table and the per-pass table have the same headers in both drawings (rich on
+    a colour terminal, plain text otherwise); counts of files and of edits are labelled as such."""
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "legacy.py").write_text(LEGACY)
+    (tmp_path / "two" / "kw.py").write_text(FINDING)
+    proc = run("--to", "2.12", "--check", "--color", color, "one", "two", cwd=tmp_path)
+    assert proc.returncode == 1
+    lines = proc.stderr.decode().splitlines()
+    headers = [_cells(line) for line in lines if _cells(line)[:1] in (["repository"], ["pass"])]
+    assert headers == [
+        ["repository", "files scanned", "files to change", "edits to apply", "findings", "errors"],
+        ["pass", "files", "edits to apply", "findings"],
+    ]
+    rows = {cells[0]: cells[1:] for cells in map(_cells, lines) if cells[:1] in (["one"], ["two"], ["total"])}
+    assert rows == {"one": ["1", "1", "1", "0", "0"], "two": ["2", "1", "1", "1", "0"], "total": ["3", "2", "2", "1", "0"]}
+    rules = [line for line in lines if line.strip() and set(line) <= set("-─ ")]
+    assert rules and all(("─" in line) == (color == "always") for line in rules)
+    assert (ESC in proc.stderr) == (color == "always")

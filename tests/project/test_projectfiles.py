@@ -362,3 +362,39 @@ def test_discovery_without_project_files(tmp_path: Path) -> None:
     (tmp_path / "requirements.txt").write_text("torch==2.7.1\n")
     (tmp_path / "a.py").write_text("x = 1\n")
     assert [p.name for p in discover([tmp_path], project_files=False)] == ["a.py"]
+
+
+def test_pin_messages_say_each_thing_once(tmp_path: Path) -> None:
+    """The edit and finding messages of the project passes, as the real command reports them: each names the target
+    once ("torch<2.6 excludes torch 2.12 (torch 2.12)" said it three times)."""
+    import json
+
+    from support.cli import run, write_tree
+
+    write_tree(tmp_path, {
+        "requirements.txt": "torch<2.6\ntorchvision==0.20.1\n",
+        "Dockerfile": "FROM pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime\nRUN pip install cython\n",
+        ".github/workflows/gpu.yml": (
+            "jobs:\n  gpu:\n    steps:\n"
+            "      - run: pip install torch==2.6.0 --index-url https://download.pytorch.org/whl/cu124\n"
+            '      - run: python run_tests.py --torch_ver="2.6"\n'
+        ),
+    })
+    proc = run("--to", "2.12", "--check", "--format", "json", ".", cwd=tmp_path, text=True)
+    assert proc.returncode == 1, proc.stderr
+    messages = {
+        (f["path"], item["message"]) for f in json.loads(proc.stdout)["files"] for item in f["edits"] + f["findings"]
+    }
+    assert {
+        ("requirements.txt", "torch<2.6 excludes 2.12 → torch<2.13"),
+        ("requirements.txt", "torchvision==0.20.1 has no release for torch 2.12.1 → torchvision==0.27.1"),
+        (".github/workflows/gpu.yml", "torch==2.6.0 excludes 2.12 → torch==2.12.1"),
+        (".github/workflows/gpu.yml", "test flag 2.6 → 2.12"),
+        (
+            "Dockerfile",
+            "the image pytorch/pytorch:2.4.0-cuda12.1-cudnn9-runtime ships torch 2.4.0: move it to a pytorch/pytorch "
+            "image of torch 2.12 (CUDA builds: cu126, cu130, cu132)",
+        ),
+    } <= messages
+    for _, message in messages:
+        assert message.count("2.12") <= 2 and "(torch 2.12)" not in message, message

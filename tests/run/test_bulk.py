@@ -95,7 +95,15 @@ def test_three_repos_report_branches_and_commits(repos: dict[str, Path], tmp_pat
     assert "export_for_training" in (gamma / "g.py").read_text()
 
     # The per-repository table on stderr.
-    table = proc.stderr[proc.stderr.index("repository") :]
+    table = proc.stderr[proc.stderr.index("repository") : proc.stderr.index("\npass ")]
+    # Each column says what it counts; the per-pass table that follows is drawn the same way.
+    header = table.splitlines()[0].split("  ")
+    assert [cell.strip() for cell in header if cell.strip()] == [
+        "repository", "files scanned", "files changed", "edits applied", "findings", "errors", "git"
+    ]
+    passes = proc.stderr[proc.stderr.index("\npass ") + 1 :].splitlines()
+    assert [c.strip() for c in passes[0].split("  ") if c.strip()] == ["pass", "files", "edits applied", "findings"]
+    assert set(passes[1]) == {"-", " "} and passes[2].split() == ["export-for-inference", "2", "2", "1"]
     assert [line.split()[0] for line in table.splitlines() if line and not line.startswith(("-", "torchmigrate:"))] == [
         "repository",
         "alpha",
@@ -105,6 +113,8 @@ def test_three_repos_report_branches_and_commits(repos: dict[str, Path], tmp_pat
     ]
     alpha_row = next(line for line in table.splitlines() if line.startswith("alpha"))
     assert alpha_row.split()[1:6] == ["4", "2", "5", "1", "0"] and "committed" in alpha_row
+    gamma_row = next(line for line in table.splitlines() if line.startswith("gamma"))
+    assert gamma_row.split()[1:6] == ["0", "0", "0", "0", "1"] and "error: uncommitted changes" in gamma_row
 
     # The JSON report.
     report = json.loads((tmp_path / "report.json").read_text())
@@ -141,6 +151,8 @@ def test_git_refusals_are_per_repository(repos: dict[str, Path], tmp_path: Path)
     assert proc.returncode == 2
     assert "alpha: error: branch 'torch-2.12' already exists" in proc.stderr
     assert "plain: error: not in a git work tree" in proc.stderr
+    # The two refusals are the run's errors (exit 2): the summary counts them.
+    assert proc.stderr.splitlines()[-1].endswith(", 2 errors"), proc.stderr
     assert "export_for_training" in (plain / "p.py").read_text()  # refused: not written
     assert "export_for_inference" in (repos["alpha"] / "src" / "a.py").read_text()
     assert git(repos["gamma"], "branch", "--show-current").strip() == "torch-2.12"  # the others go on

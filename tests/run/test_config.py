@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import re
 import shlex
-from pathlib import Path
+from pathlib import Path, PurePath
 
 import pytest
 import yaml
 from support.cli import invoke, run
 
+from torchmigrate.project.pins import project_kind
 from torchmigrate.run.config import ConfigError, Overrides, load_config, plan, tasks
+from torchmigrate.run.files import SOURCE_SUFFIXES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,7 +82,7 @@ def test_exclude_patterns_are_relative_to_the_config_and_drop_named_files(projec
     # pre-commit names files one by one: an excluded file named directly is still skipped (ruff's force-exclude).
     proc = run("--check", "vendored/lib.py", "src/pkg/model.py", cwd=project)
     assert proc.returncode == 1
-    assert b"1 files scanned" in proc.stderr
+    assert b"1 file scanned" in proc.stderr
     code, _, err = invoke(monkeypatch, project.parent, "--check", "--exclude", "src/", str(project / "src" / "pkg" / "model.py"))
     assert code == 0 and "0 files scanned" in err
     code, _, err = invoke(monkeypatch, project, "--check", "--extend-exclude", "tests,legacy_*", ".")
@@ -145,6 +147,17 @@ def hooks() -> dict[str, dict[str, object]]:
     return {hook["id"]: hook for hook in data}
 
 
+HANDLED = (
+    "a/model.py", "setup.py", "nb/explore.ipynb", "requirements-dev.txt", "requirements/base.txt", "constraints.txt",
+    "docs/requirements.txt", "uv.lock", "poetry.lock", "Pipfile.lock", "pdm.lock", "pixi.lock", "conda-lock.yml",
+    "env.conda-lock.yaml", "environment.yml", "envs/environment-gpu.yaml", "pyproject.toml", "setup.cfg",
+    "docker/Dockerfile", "Dockerfile.gpu", "Containerfile", "x/train.dockerfile", ".github/workflows/ci.yml",
+    ".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml", "bitbucket-pipelines.yml", "cloudbuild.yaml",
+    ".circleci/config.yml", "PYPROJECT.TOML",
+)
+NOT_HANDLED = ("README.md", "notes.txt", "data.json", "Dockerfile-dev", "config.yml", "workflows/ci.yml", "docs/requirements.md")
+
+
 def test_pre_commit_hooks_parse() -> None:
     found = hooks()
     assert set(found) == {"torchmigrate-check", "torchmigrate"}
@@ -152,10 +165,10 @@ def test_pre_commit_hooks_parse() -> None:
         assert {"id", "name", "entry", "language"} <= set(hook)
         assert hook["language"] == "python" and hook["types"] == ["file"]
         pattern = re.compile(str(hook["files"]))
-        for taken in ("a/model.py", "nb/explore.ipynb", "requirements-dev.txt", "pyproject.toml", "docker/Dockerfile"):
-            assert pattern.search(taken), taken
-        for skipped in ("README.md", "notes.txt", "data.json"):
-            assert not pattern.search(skipped), skipped
+        for name in HANDLED + NOT_HANDLED:  # the hook takes exactly the files the command reads
+            handled = name.endswith(SOURCE_SUFFIXES) or project_kind(PurePath(name)) is not None
+            assert bool(pattern.search(name)) == handled == (name in HANDLED), name
+        assert hook["require_serial"] is True  # one run (and one summary) for all the files
         assert str(hook["entry"]).split()[0] == "migrate"
 
 

@@ -303,10 +303,10 @@ def test_a_pass_that_raises_leaves_its_file_untouched_and_the_rest_migrated(cwd:
     (cwd / "c.py").write_text(LEGACY)
     result = runner.invoke(app, ["--to", "2.12", "--no-cache", "--jobs", "1", "--select", "export-for-inference,boom", "."])
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == [
-        "b.py: error: pass boom failed: RuntimeError: kaboom",
-        "torchmigrate: 3 files scanned, 2 changed, 0 findings, 1 errors",
-    ]
+    lines = result.stderr.splitlines()
+    assert lines[0] == "b.py: error: pass boom failed: RuntimeError: kaboom"
+    assert lines[-1] == "torchmigrate: 3 files scanned, 2 changed, 0 findings, 1 error"
+    assert [line.split() for line in lines[1:-1] if line.startswith("export")] == [["export-for-inference", "2", "2", "0"]]
     assert (cwd / "b.py").read_text() == crash
     expected = "import torch\n\nep = torch.export.export_for_training(model, (x,), strict=True).run_decompositions()\n"
     assert (cwd / "a.py").read_text() == expected and (cwd / "c.py").read_text() == expected
@@ -348,10 +348,9 @@ def test_a_failing_write_leaves_the_original_and_no_temporary_file(cwd: Path, mo
     (cwd / "b.py").write_text(LEGACY)
     result = runner.invoke(app, [*ARGS, "--jobs", "1", "."])
     assert result.exit_code == 2
-    assert result.stderr.splitlines() == [
-        "a.py: error: cannot write: No space left on device",
-        "torchmigrate: 2 files scanned, 1 changed, 0 findings, 1 errors",
-    ]
+    lines = result.stderr.splitlines()
+    assert lines[0] == "a.py: error: cannot write: No space left on device"
+    assert lines[-1] == "torchmigrate: 2 files scanned, 1 changed, 0 findings, 1 error"
     assert (cwd / "a.py").read_text() == LEGACY
     assert (cwd / "b.py").read_text() == MIGRATED
     assert sorted(p.name for p in cwd.iterdir()) == ["a.py", "b.py"]

@@ -201,6 +201,9 @@ class Pass:
     # file's own pins with the target, so ``--from`` does not gate it). See :mod:`torchmigrate.project.context`.
     files: str = PYTHON
     project_rewrite: ProjectRewriter | None = None
+    # A pass for a companion package's change names that package release (``"torchvision 0.13"``); ``release`` is then
+    # the torch release that package release was built for (torchvision 0.13 ↔ torch 1.12), which ``--to`` gates on.
+    package: str = ""
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", self.id):
@@ -261,9 +264,15 @@ class Pass:
         return self.review_note if self.safety is Safety.REVIEW else ""
 
     @property
+    def release_label(self) -> str:
+        """The release as users read it: ``2.11``, or ``1.12 (torchvision 0.13)`` for a companion package's change."""
+        return f"{self.release} ({self.package})" if self.package else self.release
+
+    @property
     def summary_line(self) -> str:
         opt = " (opt-in)" if self.opt_in else ""
         opt += " [project files]" if self.files == PROJECT else ""
+        opt += f" [{self.package}]" if self.package else ""
         return f"{self.id:<34} {self.release:<6} {self.safety.value:<7} {self.title}{opt}"
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from torchmigrate.core.text import split_lines
+from torchmigrate.core.text import plural, split_lines
 
 __all__ = ["Edit", "FileResult", "Finding", "Fix", "Replacement", "Report", "Summary"]
 
@@ -179,7 +179,7 @@ class Summary:
     def add(self, result: FileResult) -> None:
         self.scanned += 1
         self.changed += int(result.changed)
-        self.edits += len(result.edits)
+        self.edits += len(result.edits) if result.error is None else 0  # a file left as it was has none
         self.findings += len(result.findings)
         self.errors += int(result.error is not None)
         self.unsafe_fixes += sum(1 for f in result.findings if f.fix_available == UNSAFE)
@@ -187,8 +187,8 @@ class Summary:
     def render(self, *, written: bool) -> str:
         verb = "changed" if written else "would change"
         line = (
-            f"torchmigrate: {self.scanned} files scanned, {self.changed} {verb}, {self.findings} findings, "
-            f"{self.errors} errors"
+            f"torchmigrate: {plural(self.scanned, 'file')} scanned, {self.changed} {verb}, "
+            f"{plural(self.findings, 'finding')}, {plural(self.errors, 'error')}"
         )
         if self.unsafe_fixes:
             more = "1 more fix" if self.unsafe_fixes == 1 else f"{self.unsafe_fixes} more fixes"

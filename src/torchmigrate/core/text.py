@@ -54,3 +54,8 @@ def suppressed_ids(match: re.Match[str]) -> frozenset[str] | None:
     """The pass ids a :data:`SUPPRESS` match names (``None``: every pass)."""
     ids = match.group("ids")
     return None if ids is None else frozenset(i.strip() for i in ids.split(",") if i.strip())
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``1 file``, ``2 files`` (``many``: the plural when it is not ``word + "s"``)."""
+    return f"{count} {word if count == 1 else (many or word + 's')}"

@@ -38,7 +38,7 @@ def pass_table() -> str:
         change = f"{p.kind.value} (removed {p.removed_in})" if p.removed_in else p.kind.value
         change = "project files" if p.files == PROJECT else change
         since = "—" if p.files == PROJECT else str(p.since_version)
-        rows.append(f"| `{p.id}` | {p.release} | {change} | {since} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
+        rows.append(f"| `{p.id}` | {p.release_label} | {change} | {since} | {kind} | {title} | {p.evidence.replace('|', '/')} |")
     return "\n".join(rows) + "\n"
 
 
@@ -67,7 +67,7 @@ def render_explain(p: Pass) -> str:
     opt_in = f"    opt-in (run only with --select {p.id})" if p.opt_in else ""
     lines = [
         f"{p.id}: {p.title}",
-        f"release: {p.release}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
+        f"release: {p.release_label}    kind: {'project files' if p.files == PROJECT else p.kind.value}    "
         f"safety: {p.safety.value}{opt_in}",
         f"fix safety: {safety_line(p)}",
         f"evidence: {p.evidence}",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # rich is imported when colour is used: plain output (CI, pip
 
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.results import Edit, FileResult, Fix, Replacement, Summary, check_note
+from torchmigrate.core.text import plural
 from torchmigrate.output.diffs import diff_bytes, unified_diff
 from torchmigrate.output.docs import safety_line
 
@@ -125,38 +126,44 @@ class Tally:
     files: Counter[str] = field(default_factory=Counter)
 
     def add(self, result: FileResult) -> None:
-        for edit in result.edits:
+        edits = result.edits if result.error is None else []  # a file left as it was has no edits applied
+        for edit in edits:
             self.edits[edit.pass_id] += 1
         for finding in result.findings:
             self.findings[finding.pass_id] += 1
-        for pass_id in {*(e.pass_id for e in result.edits), *(f.pass_id for f in result.findings)}:
+        for pass_id in {*(e.pass_id for e in edits), *(f.pass_id for f in result.findings)}:
             self.files[pass_id] += 1
 
 
-def print_summary(out: Console, summary: Summary, tally: Tally, *, written: bool) -> None:
+def print_summary(out: Console | None, summary: Summary, tally: Tally, *, written: bool) -> None:
+    """The table of edits and findings per pass (rich on ``out``, plain text on stderr without it), then the one-line
+    summary."""
+    from torchmigrate.output import tables
+
+    table = tables.pass_table(tally, written=written)
+    if table is not None:
+        tables.print_table(out, table)
+    if out is None:
+        print(summary.render(written=written), file=sys.stderr, flush=True)
+        return
     from rich.text import Text
 
-    """A table of edits and findings per pass, then the one-line summary."""
-    from rich.table import Table  # imported when needed: it costs start-up time on every run
-
-    ids = sorted({*tally.edits, *tally.findings})
-    if ids:
-        table = Table(title=None, show_edge=False, header_style="bold")
-        table.add_column("pass")
-        table.add_column("files", justify="right")
-        table.add_column("applied" if written else "would change", justify="right")
-        table.add_column("findings", justify="right")
-        for pass_id in ids:
-            findings = tally.findings[pass_id]
-            table.add_row(
-                pass_id,
-                str(tally.files[pass_id]),
-                str(tally.edits[pass_id]),
-                Text(str(findings), style="yellow" if findings else ""),
-            )
-        out.print(table)
     style = "bold red" if summary.errors else ("bold yellow" if summary.findings or summary.changed else "bold green")
     out.print(Text(summary.render(written=written), style=style))
+
+
+def would_fix_lines(changed: list[tuple[str, int]]) -> list[str]:
+    """``--check``: one ``Would fix: PATH (N edits)`` line per file that would change, sorted by path (as ruff)."""
+    return [f"Would fix: {path} ({plural(edits, 'edit')})" for path, edits in sorted(changed)]
+
+
+def print_would_fix(out: Console | None, changed: list[tuple[str, int]]) -> None:
+    """The ``--check`` file list on stderr, beside the findings (stdout stays empty, as the hooks expect)."""
+    for line in would_fix_lines(changed):
+        if out is not None:
+            out.out(line, highlight=False)
+        else:
+            print(line, file=sys.stderr, flush=True)
 
 
 # --- --explain ----------------------------------------------------------------------------------------------------
@@ -168,7 +175,7 @@ def explain_markdown(p: Pass) -> str:
     parts = [
         f"# {p.id}",
         f"**{p.title}**",
-        f"release **{p.release}** · safety **{p.safety.value}**{opt_in}",
+        f"release **{p.release_label}** · safety **{p.safety.value}**{opt_in}",
         f"Fix safety: {safety_line(p)}",
         f"Evidence: {p.evidence}",
         p.doc,
@@ -214,6 +221,7 @@ class Reporter:
         self.diff_console = console(sys.stdout, True) if to_stdout and use_color(color, sys.stdout) else None
         self.tally = Tally()
         self.kept: list[FileResult] = []
+        self.would_fix: list[tuple[str, int]] = []  # --check: (path, edits) of each file that would change
 
     @property
     def written(self) -> bool:
@@ -221,6 +229,8 @@ class Reporter:
 
     def add(self, result: FileResult) -> None:
         self.tally.add(result)
+        if self.mode == "check" and result.changed:
+            self.would_fix.append((result.path, len(result.edits)))
         if result.error is not None:
             if self.err is not None:
                 print_error(self.err, result.path, result.error)
@@ -256,13 +266,15 @@ class Reporter:
                 self.out.write(diff_bytes(result, result.path))
                 self.out.flush()
 
+    def list_would_fix(self) -> None:
+        """``--check`` in text mode: the files that would change (call once the results are in, before the tables)."""
+        if self.fmt == "text":
+            print_would_fix(self.err, self.would_fix)
+
     def finish(self, summary: Summary) -> None:
         if self.fmt != "text":
             from torchmigrate.output import formats
 
             self.out.write(formats.render(self.fmt, formats.RunInfo(self.mode, self.kept, summary)).encode("utf-8"))
             self.out.flush()
-        if self.err is not None:
-            print_summary(self.err, summary, self.tally, written=self.written)
-        else:
-            print(summary.render(written=self.written), file=sys.stderr, flush=True)
+        print_summary(self.err, summary, self.tally, written=self.written)

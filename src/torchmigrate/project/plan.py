@@ -248,7 +248,7 @@ def _try(rs: ReqSet, ctx: PlanContext, release: eco.Release) -> tuple[list[Chang
             if cap:
                 blockers.append(_Blocker(r.start, cap))
                 continue
-            changes.append(_change(r, new, f"{_shown(r)} excludes torch {target}", TORCH_PIN))
+            changes.append(_change(r, new, f"{_shown(r)} excludes {target}", TORCH_PIN))
             moved_names.append(f"torch {version}")
         elif r.name in eco.COMPANIONS:
             if any(
@@ -279,7 +279,7 @@ def _try(rs: ReqSet, ctx: PlanContext, release: eco.Release) -> tuple[list[Chang
                 _change(
                     r,
                     new,
-                    f"{_shown(r)} has no release for torch {version}: {r.spelled} {companion.version} goes with it",
+                    f"{_shown(r)} has no release for torch {version}",
                     TORCH_PIN,
                 )
             )
@@ -319,7 +319,7 @@ def _try(rs: ReqSet, ctx: PlanContext, release: eco.Release) -> tuple[list[Chang
                         flag.site.end,
                         new_value,
                         TORCH_PIN,
-                        f"test flag {flag.site.text} → {new_value} (torch {target})",
+                        f"test flag {flag.site.text} → {new_value}",
                         flag.site.start,
                     )
                 )
@@ -350,7 +350,7 @@ def _move(r: Req, version: str) -> str | None:
 def _change(r: Req, new: str, why: str, pass_id: str) -> Change:
     assert r.site is not None
     shown = f"{r.spelled} = {new!r}" if r.style == "poetry" else f"{r.spelled}{new}" if r.site.whole else new
-    return Change(r.site.start, r.site.end, new, pass_id, f"{why}: → {shown}", r.start)
+    return Change(r.site.start, r.site.end, new, pass_id, f"{why} → {shown}", r.start)
 
 
 def _python_reason(rs: ReqSet, missing: list[tuple[int, int]], release: eco.Release) -> str:
@@ -513,8 +513,8 @@ def _image_torch(rs: ReqSet, ctx: PlanContext, out: Outcome) -> None:
             (
                 image.start,
                 TORCH_PIN,
-                f"the image {image.name} ships torch {image.torch}: for torch {ctx.target} move it to a pytorch/pytorch "
-                f"image of torch {ctx.target} (its CUDA builds: {_cuda_list(builds)})",
+                f"the image {image.name} ships torch {image.torch}: move it to a pytorch/pytorch image of torch {ctx.target} "
+                f"(CUDA builds: {_cuda_list(builds)})",
             )
         )
 

@@ -12,7 +12,8 @@ Exactly these count (everything else — another package's ``__version__``, ``sy
   ``torch.distributed``, ``dist`` for ``import torch.distributed as dist``, ``F.scaled_dot_product_attention``), and
   ``"name" in dir(obj)`` for such an ``obj`` (NVIDIA/apex shims missing collectives this way);
 - ``try`` / ``except (ImportError, ModuleNotFoundError, AttributeError)`` whose body imports from torch
-  (``from torch… import``, ``import torch.x``: not a bare ``import torch``, which checks that torch is installed), and
+  (``from torch… import``, ``import torch.x``: not a bare ``import torch``, which checks that torch is installed; the
+  same for torchvision, torchaudio, torchtext and torchdata, whose removals the companion passes migrate), and
   a ``try`` whose body only imports (one of them from torch), whatever it catches.
 """
 
@@ -54,8 +55,16 @@ def _resolve(node: cst.CSTNode, qualname: QualnameOf | None) -> str | None:
     return spelled if spelled is not None and (spelled == "torch" or spelled.startswith("torch.")) else None
 
 
+# torch and the companion packages released with it: an import fallback around one of them keeps older releases working
+_TORCH_FAMILY = ("torch", "torchvision", "torchaudio", "torchtext", "torchdata")
+
+
 def _is_torch(name: str | None) -> bool:
-    return name is not None and (name == "torch" or name.startswith("torch."))
+    return name is not None and name.split(".")[0] == "torch"
+
+
+def _is_torch_family(name: str | None) -> bool:
+    return name is not None and name.split(".")[0] in _TORCH_FAMILY
 
 
 class _Reads(cst.CSTVisitor):
@@ -155,10 +164,12 @@ def _imports_torch(body: cst.BaseSuite) -> tuple[bool, bool]:
             continue
         for small in smalls:
             if isinstance(small, cst.Import):  # `import torch` alone is an availability check, not a version fallback
-                torch_import |= any((dotted_name(alias.name) or "").startswith("torch.") for alias in small.names)
+                torch_import |= any(
+                    "." in (name := dotted_name(alias.name) or "") and _is_torch_family(name) for alias in small.names
+                )
             elif isinstance(small, cst.ImportFrom):
                 module = dotted_name(small.module) if small.module is not None else None
-                torch_import |= not small.relative and _is_torch(module)
+                torch_import |= not small.relative and _is_torch_family(module)
             elif not isinstance(small, cst.Pass):
                 only_imports = False
     return torch_import, only_imports

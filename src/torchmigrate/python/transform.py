@@ -58,8 +58,9 @@ __all__ = [
     "kwarg",
 ]
 
-# Submodules that ``import torch`` loads by itself (checked on torch 2.13.0). A reference to any other module gets an
-# explicit ``import`` so the rewritten code does not depend on some other file having imported it first.
+# Submodules that ``import torch`` (or ``import torchvision``) loads by itself (checked on torch 2.13.0). A reference to
+# any other module gets an explicit ``import`` so the rewritten code does not depend on some other file having imported
+# it first.
 AUTOLOADED = frozenset(
     {
         "torch",
@@ -95,6 +96,22 @@ AUTOLOADED = frozenset(
         "torch.utils.checkpoint",
         "torch.utils.data",
         "torch.utils.dlpack",
+        # `import torchvision` loads these too (torchvision 0.28's __init__ files: torchvision/__init__.py imports
+        # datasets, io, models, ops, transforms and utils; models/__init__.py its subpackages; transforms.py imports
+        # transforms.functional). `torchvision.transforms.v2` is not among them.
+        "torchvision",
+        "torchvision.datasets",
+        "torchvision.io",
+        "torchvision.models",
+        "torchvision.models.detection",
+        "torchvision.models.optical_flow",
+        "torchvision.models.quantization",
+        "torchvision.models.segmentation",
+        "torchvision.models.video",
+        "torchvision.ops",
+        "torchvision.transforms",
+        "torchvision.transforms.functional",
+        "torchvision.utils",
     }
 )
 
@@ -365,12 +382,27 @@ class PassTransformer(ContextAwareTransformer):
         if owner != module_name:  # a class member (an enum value): name the class, then the member
             cls, _, rest = qualname[len(owner) + 1 :].partition(".")
             return build_attrs(self.ref(f"{owner}.{cls}"), rest)
-        if module_name and name not in self.global_names() and not self._bound_locally(name, like):
-            AddImportsVisitor.add_needed_import(self.context, module_name, name)
-            return cst.Name(name)
+        if module_name and not self._bound_locally(name, like):
+            if name not in self.global_names():
+                AddImportsVisitor.add_needed_import(self.context, module_name, name)
+                return cst.Name(name)
+            if self._global_import_of(name) == qualname:  # `from module import name` is already there
+                return cst.Name(name)
         needed = module_name if module_name not in AUTOLOADED else qualname.split(".")[0]
         AddImportsVisitor.add_needed_import(self.context, needed)
         return build_dotted(qualname)
+
+    def _global_import_of(self, name: str) -> str | None:
+        """The qualified name a module-level import binds ``name`` to, if that is its only binding."""
+        module = self.context.module
+        scope = self.get_metadata(ScopeProvider, module, None) if module is not None else None
+        if scope is None:
+            return None
+        found = scope.get_qualified_names_for(name)
+        if len(found) != 1:
+            return None
+        only = next(iter(found))
+        return only.name if only.source is QualifiedNameSource.IMPORT else None
 
     def _bound_locally(self, name: str, like: cst.CSTNode | None) -> bool:
         """Whether ``name`` is bound in a function or class scope around ``like`` (say a function-local

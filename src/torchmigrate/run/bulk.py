@@ -229,33 +229,3 @@ class BulkRun:
     def exit_error(self) -> bool:
         return any(r.error for r in self.repos) or any(r.summary.errors for r in self.repos)
 
-
-def render_table(repos: Sequence[RepoOutcome], *, written: bool) -> str:
-    """The per-repository summary, as plain aligned text."""
-    verb = "changed" if written else "would change"
-    header = ["repository", "files", verb, "edits", "findings", "errors", "git"]
-    rows = [
-        [
-            r.path,
-            str(r.summary.scanned),
-            str(r.summary.changed),
-            str(r.summary.edits),
-            str(r.summary.findings),
-            str(r.summary.errors),
-            r.git_status,
-        ]
-        for r in repos
-    ]
-    total = Summary()
-    for r in repos:
-        for name in ("scanned", "changed", "edits", "findings", "errors"):
-            setattr(total, name, getattr(total, name) + getattr(r.summary, name))
-    rows.append(["total", str(total.scanned), str(total.changed), str(total.edits), str(total.findings), str(total.errors), ""])
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-    lines = []
-    for number, row in enumerate([header, *rows]):
-        cells = [row[0].ljust(widths[0])] + [row[i].rjust(widths[i]) for i in range(1, 6)] + [row[6]]
-        lines.append("  ".join(cells).rstrip())
-        if number == 0 or number == len(rows) - 1:
-            lines.append("  ".join("-" * w for w in widths[:6]) + "  ---")
-    return "\n".join(lines) + "\n"
