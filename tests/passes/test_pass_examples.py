@@ -26,7 +26,8 @@ def _options(p: Pass, e: Example, *, below: bool = False) -> Options:
     earlier = [v for v in KNOWN_RELEASES if v < p.version]
     if below:
         return Options(to=earlier[-1], from_=earlier[0], select=frozenset({p.id}))
-    return Options(to=to, from_=earlier[-1], select=frozenset({p.id}))
+    # a pass filed under the oldest release (a deprecation older than the tool's floor) runs from the floor itself
+    return Options(to=to, from_=earlier[-1] if earlier else p.version, select=frozenset({p.id}))
 
 
 def _migrate(p: Pass, e: Example, text: str, options: Options) -> FileResult:
@@ -58,6 +59,8 @@ def test_after_is_a_fixed_point(p: Pass, number: int, example: Example) -> None:
 
 @pytest.mark.parametrize(("p", "number", "example"), CASES)
 def test_nothing_below_the_release(p: Pass, number: int, example: Example) -> None:
+    if p.version == KNOWN_RELEASES[0]:
+        pytest.skip("filed under the oldest release the tool knows: no target lies below it")
     result = _migrate(p, example, example.before, _options(p, example, below=True))
     assert result.code == example.before
     assert not result.edits and not result.findings
