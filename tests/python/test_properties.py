@@ -259,10 +259,6 @@ def test_every_example_nested_with_random_indentation(p: Pass, number: int, exam
     code = nest(example.before, random.Random(f"{p.id}-{number}"))  # random, and the same on every run
     check_output_parses_and_is_a_fixed_point(code)
     if example.after is None and not example.findings:  # unchanged by its own pass (later passes may well change it)
-        earlier = [v for v in KNOWN_RELEASES if v < p.version]
-        own = Options(
-            to=parse_version(example.to) if example.to else p.version,
-            from_=earlier[-1] if earlier else p.version,
-            select=frozenset({p.id}),
-        )
+        earlier = [v for v in KNOWN_RELEASES if v < p.version] or [KNOWN_RELEASES[0]]
+        own = Options(to=parse_version(example.to) if example.to else p.version, from_=earlier[-1], select=frozenset({p.id}))
         assert migrate_text(code, own.passes()).code == code, "an example that must stay unchanged was changed once nested"

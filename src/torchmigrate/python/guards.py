@@ -9,7 +9,7 @@ import libcst as cst
 from torchmigrate.python.helpers import code_of
 
 _VERSION_TEST = re.compile(
-    r"__version__|version|hasattr\s*\(|getattr\s*\(|TORCH_\w*(?:GE|GT|LT|LE|AT_LEAST|BEFORE|AFTER|\d)",
+    r"__version__|version|hasattr\s*\(|getattr\s*\(|TORCH_\w*(?:GE|GT|LT|LE|AT_LEAST|BEFORE|AFTER|\d)|TORCH_(?:MAJOR|MINOR)\b",
     re.IGNORECASE,
 )
 

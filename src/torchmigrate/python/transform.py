@@ -85,6 +85,7 @@ AUTOLOADED = frozenset(
         "torch.nn",
         "torch.nn.attention",
         "torch.nn.functional",
+        "torch.nn.init",
         "torch.nn.utils",
         "torch.nn.utils.parametrizations",
         "torch.nn.utils.parametrize",

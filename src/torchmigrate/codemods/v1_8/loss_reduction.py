@@ -27,8 +27,9 @@ import ast
 
 import libcst as cst
 
+from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.python.helpers import bind, fix_commas, make_kwarg
+from torchmigrate.python.helpers import bind, make_kwarg
 from torchmigrate.python.transform import CallContext
 
 # Parameters (after ``self``) of each loss module's __init__ and each loss function, in order, on torch 2.13, up to
@@ -239,8 +240,6 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         args.append(a)
     if not placed:
         args.append(make_kwarg("reduction", new_value))
-    if call.args and args and call.args[-1].comma is not cst.MaybeSentinel.DEFAULT:
-        args[-1] = args[-1].with_changes(comma=call.args[-1].comma)  # keep a trailing comma / closing-bracket layout
     given = ", ".join(f"{flag}={values[flag]}" for flag in LEGACY if flags[flag] is not None)
     ctx.message = f"{name}({given}) → reduction={reduction!r}"
-    return call.with_changes(args=fix_commas(args))
+    return relayout(call, args)

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import libcst as cst
 
+from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.python.helpers import fix_commas, make_kwarg
+from torchmigrate.python.helpers import make_kwarg
 from torchmigrate.python.transform import CallContext
 
 _F = "torch.nn.functional"
@@ -112,4 +113,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     keywords = [make_kwarg(name, cst.parse_expression(value)) for name, value in _MODES[ctx.qualname]]
     old = ctx.qualname.rpartition(".")[2]
     ctx.message = f"{old}(...) → interpolate(..., {', '.join(f'{n}={v}' for n, v in _MODES[ctx.qualname])})"
-    return call.with_changes(func=ctx.ref(f"{_F}.interpolate"), args=fix_commas([*call.args, *keywords]))
+    return relayout(call, [*call.args, *keywords]).with_changes(func=ctx.ref(f"{_F}.interpolate"))
