@@ -86,3 +86,213 @@ def test_has_flags_become_backends_calls() -> None:
     new, new_warnings = run(migrate(HAS_FLAGS, "has-backends"))
     assert new_warnings == []
     assert new["flags"] == old["flags"]
+
+
+SIX = """
+import torch._six
+from torch._six import container_abcs, inf, int_classes as ints, string_classes
+
+checks = (
+    isinstance("s", string_classes),
+    isinstance(b"b", string_classes),
+    isinstance({}, container_abcs.Mapping),
+    isinstance(3, ints),
+    inf == float("inf"),
+    torch._six.nan != torch._six.nan,
+    isinstance([], torch._six.container_abcs.Sequence),
+)
+"""
+
+
+def test_torch_six_becomes_the_standard_library() -> None:
+    with pytest.raises(ModuleNotFoundError):
+        run(SIX)
+    new, new_warnings = run(migrate(SIX, "torch-six", to="2.0"))
+    assert new_warnings == []
+    assert new["checks"] == (True,) * 7
+
+
+IS_COMPILING = """
+import torch
+
+flag = torch._utils.is_compiling()
+"""
+
+
+def test_is_compiling_moves_to_torch_compiler() -> None:
+    # (torch._dynamo.external_utils.is_compiling is checked from its source in test_gaps_b_facts: importing
+    # torch._dynamo costs seconds)
+    old, old_warnings = run(IS_COMPILING)
+    assert old_warnings  # torch._utils.is_compiling warns since 2.5
+    after = migrate(IS_COMPILING, "is-compiling")
+    assert "torch.compiler.is_compiling()" in after
+    new, new_warnings = run(after)
+    assert new_warnings == [] and new["flag"] is old["flag"] is False
+
+
+DEFAULT_TYPE = """
+import torch
+
+torch.set_default_tensor_type(torch.DoubleTensor)
+a = (torch.get_default_dtype(), torch.tensor([1.5]).dtype, torch.zeros(2).dtype, torch.empty(1).device)
+torch.set_default_tensor_type('torch.BFloat16Tensor')
+b = (torch.get_default_dtype(), torch.ones(1).dtype)
+torch.set_default_tensor_type(torch.FloatTensor)
+c = torch.get_default_dtype()
+"""
+
+
+def test_set_default_tensor_type_becomes_set_default_dtype() -> None:
+    try:
+        old, old_warnings = run(DEFAULT_TYPE)
+        assert old_warnings  # warns once per process; set_warn_always is on
+        after = migrate(DEFAULT_TYPE, "set-default-tensor-type")
+        assert "set_default_tensor_type" not in after
+        new, new_warnings = run(after)
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert new_warnings == []
+    assert (new["a"], new["b"], new["c"]) == (old["a"], old["b"], old["c"])
+    assert new["a"][0] is torch.float64 and new["b"][0] is torch.bfloat16
+
+
+SAMPLER = """
+import torch
+from torch.utils.data import DataLoader, Sampler
+
+
+class EvenFirst(Sampler):
+    def __init__(self, data_source):
+        super().__init__(data_source)
+        self.data_source = data_source
+
+    def __iter__(self):
+        n = len(self.data_source)
+        return iter([*range(0, n, 2), *range(1, n, 2)])
+
+    def __len__(self):
+        return len(self.data_source)
+
+
+order = [int(b) for b in DataLoader(list(range(5)), sampler=EvenFirst(list(range(5))), batch_size=None)]
+"""
+
+
+def test_sampler_subclass_init() -> None:
+    with pytest.raises(TypeError, match="object.__init__"):
+        run(SAMPLER)
+    new, new_warnings = run(migrate(SAMPLER, "sampler-init"))
+    assert new_warnings == [] and new["order"] == [0, 2, 4, 1, 3]
+
+
+PYTREE = """
+import torch.utils._pytree as pytree
+
+
+class Pair:
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+pytree._register_pytree_node(Pair, lambda p: ([p.a, p.b], None), lambda leaves, ctx: Pair(*leaves))
+leaves, spec = pytree.tree_flatten(Pair(1, [2, 3]))
+back = pytree.tree_unflatten([10, 20, 30], spec)
+result = (leaves, back.a, back.b)
+"""
+
+
+def test_pytree_registration() -> None:
+    old, old_warnings = run(PYTREE)
+    assert old_warnings
+    after = migrate(PYTREE, "pytree-register")
+    new, new_warnings = run(after)
+    assert new_warnings == [] and new["result"] == old["result"] == ([1, 2, 3], 10, [20, 30])
+    # the review note: a second registration of the same class raises now
+    with pytest.raises(ValueError, match="already registered"):
+        new["pytree"].register_pytree_node(new["Pair"], lambda p: ([], None), lambda leaves, ctx: None)
+
+
+UNBACKED = """
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import ShapeEnv
+
+
+@torch.library.custom_op(OP, mutates_args=())
+def nz(x: torch.Tensor) -> torch.Tensor:
+    return x.nonzero()
+
+
+@nz.register_fake
+def _(x):
+    ctx = torch.library.get_ctx()
+    n = ctx.create_unbacked_symint()
+    return x.new_empty(n, x.dim(), dtype=torch.long)
+
+
+with FakeTensorMode(shape_env=ShapeEnv()):
+    y = nz(torch.empty(3, 4))
+size = y.shape[0]
+low = size.node.shape_env.var_to_range[size.node.expr].lower
+"""
+
+
+def test_create_unbacked_symint_keeps_its_lower_bound() -> None:
+    old, old_warnings = run(UNBACKED, OP="gapsb::nonzero_old")
+    assert old_warnings
+    after = migrate(UNBACKED, "fake-unbacked-symint")
+    assert "new_dynamic_size(min=2)" in after
+    new, new_warnings = run(after, OP="gapsb::nonzero_new")
+    assert new_warnings == [] and int(new["low"]) == int(old["low"]) == 2
+
+
+DCP = """
+import torch
+import torch.distributed.checkpoint as dcp
+
+sd = {"w": torch.arange(6.0).reshape(2, 3), "b": torch.ones(2)}
+dcp.save_state_dict(sd, dcp.FileSystemWriter(PATH), None, 0, True)
+loaded = {"w": torch.zeros(2, 3), "b": torch.zeros(2)}
+dcp.load_state_dict(loaded, dcp.FileSystemReader(PATH), no_dist=True)
+"""
+
+
+def test_dcp_save_and_load(tmp_path: Any) -> None:
+    old, old_warnings = run(DCP, PATH=str(tmp_path / "old"))
+    assert old_warnings
+    after = migrate(DCP, "dcp-save-state-dict")
+    assert "dcp.save(" in after and "dcp.load(" in after
+    new, new_warnings = run(after, PATH=str(tmp_path / "new"))
+    assert new_warnings == []
+    for key in ("w", "b"):
+        assert torch.equal(new["loaded"][key], old["loaded"][key])
+        assert torch.equal(new["loaded"][key], new["sd"][key])
+
+
+REDUCE_OP = """
+import torch.distributed as dist
+
+ops = (dist.reduce_op.SUM, dist.reduce_op.MAX, dist.reduce_op.PRODUCT)
+"""
+
+
+def test_reduce_op_members_are_reduceop_members() -> None:
+    old, old_warnings = run(REDUCE_OP)
+    assert old_warnings
+    new, new_warnings = run(migrate(REDUCE_OP, "reduce-op"))
+    assert new_warnings == [] and new["ops"] == old["ops"]
+    assert all(a is b for a, b in zip(new["ops"], old["ops"], strict=True))
+
+
+PREFETCH = """
+from torch.utils.data import DataLoader
+
+batches = [b.tolist() for b in DataLoader(list(range(6)), batch_size=2, num_workers=0, prefetch_factor=2)]
+"""
+
+
+def test_prefetch_factor_without_workers() -> None:
+    with pytest.raises(ValueError, match="prefetch_factor"):
+        run(PREFETCH)
+    new, new_warnings = run(migrate(PREFETCH, "prefetch-factor", to="2.0"))
+    assert new_warnings == [] and new["batches"] == [[0, 1], [2, 3], [4, 5]]

@@ -108,3 +108,78 @@ def test_legacy_flags_override_reduction_as_the_pass_assumes() -> None:
     with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
         criterion = torch.nn.MSELoss(size_average=False, reduction="none")
     assert criterion.reduction == "sum"
+
+
+INITS = """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+w1 = nn.init.xavier_uniform(torch.empty(4, 5))
+w2 = nn.init.kaiming_normal(torch.empty(4, 5), mode="fan_out")
+w3 = nn.init.constant(torch.empty(3), 0.5)
+w4 = nn.init.orthogonal(torch.empty(3, 3))
+layer = nn.Linear(3, 2)
+layer(torch.ones(1, 3)).sum().backward()
+norm = nn.utils.clip_grad_norm(layer.parameters(), 0.1)
+g = layer.weight.grad
+"""
+
+
+def test_init_and_clip_grad_norm_underscore_names() -> None:
+    same_results(INITS, "init-underscore", names=("w1", "w2", "w3", "w4", "norm", "g"))
+
+
+NLL2D = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+g = torch.Generator().manual_seed(0)
+logp = F.log_softmax(torch.randn(2, 3, 4, 4, generator=g), dim=1)
+target = torch.randint(0, 3, (2, 4, 4), generator=g)
+loss = nn.NLLLoss2d(ignore_index=1)(logp, target)
+"""
+
+
+def test_nllloss2d_is_nllloss() -> None:
+    same_results(NLL2D, "nllloss2d", names=("loss",))
+
+
+STFT = """
+import torch
+
+x = torch.randn(400, generator=torch.Generator().manual_seed(0))
+window = torch.hann_window(64)
+spec = torch.stft(x, 64, hop_length=16, window=window, return_complex=False)
+"""
+
+
+def test_stft_view_as_real_is_the_old_result() -> None:
+    new = same_results(STFT, "stft-return-complex", names=("spec",))
+    assert new["spec"].shape[-1] == 2 and not new["spec"].is_complex()
+
+
+HOOKS = """
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+seen = []
+model.register_backward_hook(lambda module, grad_input, grad_output: seen.append((grad_input, grad_output)))
+model(torch.ones(5, 3, requires_grad=True)).sum().backward()
+grad_output = seen[0][1][0]
+grad_input = seen[0][0]
+"""
+
+
+def test_full_backward_hook_same_grad_output_other_grad_input() -> None:
+    after = migrate(HOOKS, "register-backward-hook")
+    old, old_warnings = run(HOOKS)
+    new, new_warnings = run(after)
+    assert old_warnings and new_warnings == []  # the non-full hook on a multi-node forward warns
+    assert torch.equal(old["grad_output"], new["grad_output"])
+    # the review note: grad_input is now the gradient of the module's input
+    assert new["grad_input"][0].shape == (5, 3)
+    assert [t.shape if t is not None else None for t in old["grad_input"]] != [t.shape for t in new["grad_input"]]
