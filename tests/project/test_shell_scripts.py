@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path, PurePath
 
 from torchmigrate import migrate_paths
@@ -34,3 +35,19 @@ def test_launch_commands_in_a_tree_are_reported_not_rewritten(tmp_path: Path) ->
     findings = [f for r in report.results for f in r.findings]
     assert [(f.line, f.pass_id) for f in findings] == [(2, "distributed-launch")]
     assert "LOCAL_RANK" in findings[0].message
+
+
+def test_launch_commands_in_notebook_shell_lines_are_reported(tmp_path: Path) -> None:
+    cell = {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None}
+    cells = [
+        {**cell, "source": ["import torch\n"]},
+        {**cell, "source": ["!python -m torch.distributed.launch --use_env --nproc_per_node 2 train.py\n", "x = 1\n"]},
+    ]
+    nb = tmp_path / "launch.ipynb"
+    text = json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n"
+    nb.write_text(text)
+    report = migrate_paths([nb], to="2.12", write=True, jobs=1, cache=False)
+    assert nb.read_text() == text
+    findings = [f for r in report.results for f in r.findings]
+    assert [f.pass_id for f in findings] == ["distributed-launch"]
+    assert "cell 2" in findings[0].message and "drop --use-env" in findings[0].message
