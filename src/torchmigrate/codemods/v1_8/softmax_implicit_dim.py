@@ -16,6 +16,8 @@ batch of logits `(N, C)` it is `dim=1`; for `(C, H, W)` images it is `dim=0` —
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
@@ -25,6 +27,17 @@ from torchmigrate.python.transform import CallContext
 FUNCTIONS = ("softmax", "log_softmax", "softmin")
 MODULES = ("Softmax", "LogSoftmax", "Softmin")
 
+
+def _may_lack_dim(call: ast.Call) -> bool:
+    """The precheck's look (stdlib ``ast``): a call that gives ``dim=`` (not ``None``) or two positional arguments
+    cannot need the pass, so a file whose calls all do so is never parsed by libcst."""
+    for keyword in call.keywords:
+        if keyword.arg == "dim":
+            return isinstance(keyword.value, ast.Constant) and keyword.value.value is None
+    if len(call.args) < 2 or any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    return isinstance(call.args[1], ast.Constant) and call.args[1].value is None  # F.softmax(x, None)
+
 PASS = Pass(
     id="softmax-implicit-dim",
     release="1.8",
@@ -32,6 +45,7 @@ PASS = Pass(
     safety=SAFE,
     title="F.softmax / log_softmax / softmin and nn.Softmax & co. without dim (finding)",
     evidence="torch 2.13 torch/nn/functional.py _get_softmax_dim (UserWarning; 0 for ndim 0, 1, 3, else 1)",
+    call_filter=_may_lack_dim,
     examples=[
         Example(
             before="""
@@ -40,6 +54,16 @@ PASS = Pass(
 
                 p = F.softmax(logits)
                 head = nn.Sequential(nn.Linear(8, 4), nn.LogSoftmax())
+            """,
+            findings=2,
+        ),
+        Example(
+            title="dim=None is no dimension either",
+            before="""
+                import torch.nn.functional as F
+
+                p = F.softmax(logits, None)
+                q = F.log_softmax(logits, dim=None)
             """,
             findings=2,
         ),

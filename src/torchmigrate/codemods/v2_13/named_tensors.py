@@ -40,7 +40,9 @@ PASS = Pass(
     safety=SAFE,
     title="named tensors (names=, refine_names, align_to, rename(None), …) removed in 2.13 (finding)",
     evidence="pytorch/pytorch#173895 (PyTorch 2.13); AttributeError / TypeError checked on torch 2.13; 2.11 wheel torch/_C/_VariableFunctions.pyi",
-    triggers=("names", "align_", "rename"),
+    # `names=` (not the word `names`, in most files) keeps the precheck from parsing every file that has a variable so
+    # named; a trigger that is not a word is matched on code lines
+    triggers=("names=", "refine_names", "align_to", "align_as", "has_names", "rename(None", "rename_(None", "Tensor.rename"),
     examples=[
         Example(
             before="""

@@ -36,7 +36,7 @@ PASS = Pass(
     safety=SAFE,
     title="torch.cross(a, b) / a.cross(b) without dim (finding)",
     evidence="pytorch/pytorch#108760 (PyTorch 2.2); UserWarning and the linalg.cross difference checked on torch 2.13",
-    triggers=("cross",),
+    triggers=("cross(",),  # a call; the word alone is in every cross_attention / CrossEntropyLoss file
     examples=[
         Example(
             before="""

@@ -42,6 +42,7 @@ PASS = Pass(
     title="torch.distributed.pipeline.sync.Pipe (removed in 2.4) → torch.distributed.pipelining (finding)",
     evidence="deprecated in 2.3 (pytorch/pytorch#121464; DeprecationWarning in the 2.3 wheel), removed in 2.4 (pytorch/pytorch#127354; absent from the 2.4 wheel)",
     triggers=("pipeline",),
+    qualnames=frozenset({"torch.distributed.pipeline"}),  # and its submodules; not every file saying "pipeline"
     examples=[
         Example(
             before="""

@@ -38,6 +38,7 @@ PASS = Pass(
     title="except RuntimeError around torch.cat misses its ValueError / IndexError since 2.9 (finding)",
     evidence="PyTorch 2.9 release notes, BC-breaking (pytorch/pytorch#158249); ValueError / IndexError checked on torch 2.13",
     qualnames=CAT,
+    triggers=("RuntimeError",),  # with qualnames: a file must spell RuntimeError and reference torch.cat
     examples=[
         Example(
             before="""
