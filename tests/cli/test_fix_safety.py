@@ -49,7 +49,7 @@ def test_text_mode_reports_the_review_edit_with_its_suggested_code(project: Path
         "    -torch.onnx.export(model, x, 'm.onnx', dynamic_axes=axes)",
         "    +torch.onnx.export(model, x, 'm.onnx', dynamic_axes=axes, dynamo=False)",
     ]
-    assert lines[-1] == "torchmigrate: 1 files scanned, 1 would change, 1 findings, 0 errors (1 more fix with --unsafe-fixes)"
+    assert lines[-1] == "torchmigrate: 1 file scanned, 1 would change, 1 finding, 0 errors (1 more fix with --unsafe-fixes)"
 
 
 def test_write_mode_and_check_follow_the_same_rule(project: Path) -> None:

@@ -380,7 +380,7 @@ def test_pin_messages_say_each_thing_once(tmp_path: Path) -> None:
             '      - run: python run_tests.py --torch_ver="2.6"\n'
         ),
     })
-    proc = run("--to", "2.12", "--check", "--format", "json", ".", cwd=tmp_path, text=True)
+    proc = run("--to", "2.12", "--unsafe-fixes", "--check", "--format", "json", ".", cwd=tmp_path, text=True)
     assert proc.returncode == 1, proc.stderr
     messages = {
         (f["path"], item["message"]) for f in json.loads(proc.stdout)["files"] for item in f["edits"] + f["findings"]

@@ -65,3 +65,46 @@ def test_root_options_use_the_requirement_unless_min_torch_is_given(tmp_path: Pa
     bare.mkdir()
     (bare / ".git").mkdir()
     assert root_options(bare, make_options("2.12"), detect_from=True).floor == Version(2, 12)  # no requirement: --to
+
+
+CI_MATRIX = """\
+jobs:
+  test:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        torch: [1.6.0, 1.8.1]
+    steps:
+      - run: pip install torch==${{ matrix.torch }}
+"""
+
+
+def test_without_a_declared_requirement_the_oldest_torch_the_ci_installs_is_the_floor(tmp_path: Path) -> None:
+    """A project that declares no torch requirement but tests torch 1.6 in CI (open-mmlab/mmengine does) still
+    supports 1.6: an edit whose new form needs a newer torch is reported, not made."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(CI_MATRIX)
+    options = root_options(tmp_path, make_options("2.12"), detect_from=False)
+    assert options.min_torch == Version(1, 6) and options.min_torch_kind == "ci"
+    assert options.min_torch_source.endswith("ci.yml: the CI installs torch==1.6.0")
+    (tmp_path / "requirements.txt").write_text("torch>=2.0\n")  # a declared requirement wins over what CI tests
+    assert root_options(tmp_path, make_options("2.12"), detect_from=False).min_torch == Version(2, 0)
+
+
+def test_a_ci_floor_holds_back_an_edit_through_the_real_command(tmp_path: Path) -> None:
+    from support.cli import run
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".github" / "workflows").mkdir(parents=True)
+    (tmp_path / ".github" / "workflows" / "ci.yml").write_text(CI_MATRIX)
+    code = (
+        "import torch\nfrom torch.utils.checkpoint import checkpoint\n\n\ndef wrap(f, *args):\n"
+        "    return checkpoint(f, *args)\n\n\nep = torch.export.export_for_training(m, (x,))\n"
+    )
+    (tmp_path / "a.py").write_text(code)
+    proc = run("--to", "2.12", "--diff", "--no-cache", ".", cwd=tmp_path, text=True)
+    assert "use_reentrant" not in proc.stdout  # the keyword raises on torch 1.6 (it arrived in 1.11)
+    assert "use_reentrant" not in proc.stderr  # a deprecation: the old form still works, the edit waits silently
+    assert "a.py" not in proc.stdout  # export() is no replacement on 1.6 either: a removal, so a finding says so
+    assert "must still run on torch 1.6" in proc.stderr and "stop testing torch below 2.6 in CI" in proc.stderr

@@ -5,7 +5,8 @@ Two rules decide whether a pass's edits are made (``Gate``): a ``review`` edit i
 the migrated code must still run on; a pass's ``since``). A held-back edit becomes a finding: a review edit carries
 its suggested change as the finding's :class:`~torchmigrate.core.results.Fix` (the difference between the text the
 pass saw and the text it produced, cut into line replacements); a floor-blocked edit says which requirement or option
-sets the floor and how to lift it.
+sets the floor and how to lift it — except for a deprecation, whose old form still works: its edit waits, silently,
+until the floor reaches the pass's ``since`` (as pyupgrade leaves Python 3.9 forms alone under ``--py38-plus``).
 
 Passes chain, so the result without a held-back pass is simply the run in which it changed nothing: the engines call
 :meth:`Gate.holds_back` after a pass ran and keep the text it started from.
@@ -17,7 +18,7 @@ import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from torchmigrate.core.passes import PYTHON, Pass, Safety
+from torchmigrate.core.passes import PYTHON, Kind, Pass, Safety
 from torchmigrate.core.results import Edit, Finding, Fix, Replacement, check_note
 from torchmigrate.core.text import split_lines
 from torchmigrate.core.versions import Version
@@ -39,7 +40,7 @@ class Gate:
     unsafe_fixes: bool = False
     floor: Version | None = None
     floor_source: str = ""
-    floor_kind: str = "option"  # what sets the floor: "option" (--min-torch), "requirement" or "target" (--to)
+    floor_kind: str = "option"  # what sets the floor: "option" (--min-torch), "requirement", "ci" or "target" (--to)
 
     def holds_back(self, pass_: Pass) -> str | None:
         """``"floor"`` or ``"unsafe"`` when the edits of ``pass_`` are not made, else ``None``. Project file passes are
@@ -56,6 +57,10 @@ class Gate:
         """The findings that replace ``edits`` (in the lines of ``seen``, the text the pass was given) when ``why``
         holds them back; ``produced`` is the pass's output, ``to_file`` maps a line of ``seen`` to the file's line."""
         if why == FLOOR:
+            if pass_.kind is Kind.DEPRECATION:
+                # the old form still works on the target and on the floor: as pyupgrade does below --pyXY-plus, the
+                # rewrite simply waits until the floor reaches its `since` (a finding here was noise on real code)
+                return []
             return [
                 Finding(to_file(e.line), e.col, e.pass_id, self._floor_message(pass_, e.message)) for e in edits
             ]
@@ -66,6 +71,7 @@ class Gate:
         lift = {
             "requirement": f"raise that requirement's lower bound to {since} (or pass --min-torch {since})",
             "target": f"migrate with --to {since} or later",
+            "ci": f"stop testing torch below {since} in CI and declare torch>={since} (or pass --min-torch {since})",
         }.get(self.floor_kind, f"pass --min-torch {since} or later")
         return (
             f"{message} — not applied: the new form needs torch >= {since}, but the code must still run on torch "

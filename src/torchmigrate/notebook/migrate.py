@@ -54,7 +54,8 @@ __all__ = ["mask_cell", "migrate_notebook"]
 NOTEBOOK_PASS_ID = "notebook"
 # Shell commands in cells are read like a Dockerfile's: requirements only inside ``pip install`` / ``uv add`` commands.
 SHELL_FILE = PurePath("Dockerfile")
-_SHELL_HINT = re.compile(r"[!%]\s*(?:pip3?|uv)\b|download\.pytorch\.org")
+# (``python``: ``!python -m torch.distributed.launch …`` lines)
+_SHELL_HINT = re.compile(r"[!%]\s*(?:pip3?|uv|python3?)\b|download\.pytorch\.org")
 
 _SEPARATOR = re.compile(r"^import __nbcell_(?P<n>\d+)__$", re.MULTILINE)
 

@@ -55,6 +55,44 @@ def detect_support_floor(start: Path, to: Version, moved: bool = True) -> tuple[
     return min(found, key=lambda item: item[0]) if found else None
 
 
+# CI files whose jobs show which torch releases a project still tests (read only when it declares no torch floor).
+_CI_GLOBS = (".github/workflows/*.yml", ".github/workflows/*.yaml", ".gitlab-ci.yml", ".circleci/config.yml",
+             "azure-pipelines.yml", ".travis.yml")
+
+
+def ci_tested_floor(start: Path) -> tuple[Version, str] | None:
+    """The oldest torch release the project's CI installs (``pip install torch==1.8.1`` in a job, or the lowest
+    entry of a torch matrix), with the file that shows it: a project that declares no torch requirement still
+    supports what its CI tests. ``None`` when no CI file installs a versioned torch."""
+    from torchmigrate.project.ci import scan_ci  # the CI reader needs pyyaml: loaded only when a CI file exists
+
+    root = _project_root(start)
+    found: list[tuple[Version, str]] = []
+    for pattern in _CI_GLOBS:
+        for path in sorted(root.glob(pattern)):
+            if not path.is_file():
+                continue
+            try:
+                sets = scan_ci(_read(path))
+            except Exception:  # a CI file the reader cannot take says nothing about the floor
+                continue
+            for rs in sets:
+                for req in rs.reqs:
+                    if req.name == "torch" and not req.opaque:
+                        low = lowest_admitted(req.spec)
+                        if low is not None:
+                            found.append((low, f"{_shown(path)}: the CI installs torch{req.spec}"))
+    return min(found, key=lambda item: item[0]) if found else None
+
+
+def _project_root(start: Path) -> Path:
+    folder = (start if start.is_dir() else start.parent).resolve()
+    for candidate in (folder, *folder.parents):
+        if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
+            return candidate
+    return folder
+
+
 def pin_files(start: Path) -> list[tuple[Path, str]]:
     """Each torch requirement (a file, its specifier in PEP 440 terms) of the first folder, from ``start`` up to the
     first holding a ``.git`` or a ``pyproject.toml``, whose project files pin torch."""

@@ -106,7 +106,8 @@ def normalize(name: str) -> str:
 
 def project_kind(path: PurePath) -> str | None:
     """Which kind of project file ``path`` is (``requirements``, ``conda``, ``pyproject``, ``setupcfg``, ``setuppy``,
-    ``dockerfile``, ``ci``, ``lock``), or ``None`` for any other file."""
+    ``dockerfile``, ``ci``, ``lock``, ``shell``), or ``None`` for any other file. Shell scripts (``*.sh``) are read like
+    Dockerfiles (their ``pip install`` commands) but do not set ``--from``."""
     name = path.name.lower()
     parent = path.parent.name.lower()
     if name.endswith(".txt") and (name.startswith(("requirements", "constraints")) or parent == "requirements"):
@@ -123,6 +124,8 @@ def project_kind(path: PurePath) -> str | None:
         return "setuppy"
     if name in ("dockerfile", "containerfile") or name.startswith("dockerfile.") or name.endswith(".dockerfile"):
         return "dockerfile"
+    if name.endswith(".sh"):
+        return "shell"
     if name.endswith((".yml", ".yaml")):
         parts = [p.lower() for p in path.parts]
         in_workflows = len(parts) >= 3 and parts[-3] == ".github" and parts[-2] == "workflows"

@@ -35,7 +35,7 @@ QualnameOf = Callable[[cst.CSTNode], "str | None"]
 # An identifier that names torch (not torchvision, torchaudio…) and a version or a version comparison.
 _TORCH_WORD = re.compile(r"(?:^|[^a-z])(?:py)?torch(?![a-z])", re.IGNORECASE)
 _VERSION_WORD = re.compile(
-    r"version|(?:^|_)(?:ge|gt|lt|le|eq|geq|leq)(?:_|\d|$)|greater|less|newer|older|at_?least|before|after|\d_\d",
+    r"version|(?:^|_)(?:major|minor)(?:_|$)|(?:^|_)(?:ge|gt|lt|le|eq|geq|leq)(?:_|\d|$)|greater|less|newer|older|at_?least|before|after|\d_\d",
     re.IGNORECASE,
 )
 _GUARD_EXCEPTIONS = frozenset({"ImportError", "ModuleNotFoundError", "AttributeError"})

@@ -149,6 +149,15 @@ def _line_end(ws: cst.BaseParenthesizableWhitespace | cst.MaybeSentinel) -> cst.
 
 
 
+def _commented(comma: cst.Comma | cst.MaybeSentinel) -> bool:
+    """Whether ``comma`` is followed by a comment at the end of its line."""
+    return (
+        isinstance(comma, cst.Comma)
+        and isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace)
+        and comma.whitespace_after.first_line.comment is not None
+    )
+
+
 def _relayout(args: Sequence[cst.Arg], reference: Sequence[cst.Arg], call: cst.Call | None) -> list[cst.Arg]:
     """``args`` punctuated in the multi-line layout of ``reference`` (see :func:`fix_commas`).
 
@@ -188,6 +197,8 @@ def _relayout(args: Sequence[cst.Arg], reference: Sequence[cst.Arg], call: cst.C
                 out.append(a.with_changes(comma=cst.MaybeSentinel.DEFAULT, whitespace_after_arg=ws))
             continue
         own = reference[j].comma if j is not None and j < old_last else None
+        if j is None and _commented(a.comma):  # a replaced argument that kept its comma keeps its comment too
+            own = a.comma
         if isinstance(own, cst.Comma):
             comma = own  # a separator of the old list (with the comment on it) stays
         elif j == old_last and one_per_line:  # the old last argument keeps the comment at the end of its line

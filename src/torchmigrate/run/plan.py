@@ -9,7 +9,7 @@ from pathlib import Path
 
 from torchmigrate.core.registry import Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
-from torchmigrate.project.detect import declared_floor, detect_pinned_version, detect_support_floor
+from torchmigrate.project.detect import ci_tested_floor, declared_floor, detect_pinned_version, detect_support_floor
 from torchmigrate.run.cache import project_root
 from torchmigrate.run.codestyle import detect_layout
 from torchmigrate.run.files import discover
@@ -94,10 +94,13 @@ def root_options(root: str | os.PathLike[str], options: Options, detect_from: bo
             chosen = replace(chosen, from_=pinned)
     if options.min_torch is None:
         moved = "torch-pin" not in options.ignore and (options.select is None or "torch-pin" in options.select)
-        found = detect_support_floor(Path(root), options.to, moved=moved)
+        # no declared torch requirement: the oldest torch its CI still installs is the floor it supports
+        found, kind = detect_support_floor(Path(root), options.to, moved=moved), "requirement"
+        if found is None:
+            found, kind = ci_tested_floor(Path(root)), "ci"
         if found is not None:
             floor, source = found
-            chosen = replace(chosen, min_torch=floor, min_torch_source=source, min_torch_kind="requirement")
+            chosen = replace(chosen, min_torch=floor, min_torch_source=source, min_torch_kind=kind)
     layout = detect_layout(Path(root))
     return chosen if layout == chosen.layout else replace(chosen, layout=layout)
 

@@ -1,9 +1,11 @@
-"""Reports a Python floor below the minimum of the target release.
+"""Reports a Python floor below the minimum of the oldest torch the project supports after the migration.
 
 ## What it does
 A finding for `requires-python` (pyproject.toml), `python_requires` (setup.cfg, setup.py), `FROM python:3.X`
-images and CI `python-version` entries that admit a Python the target does not support (torch 2.9 and later
-need Python >= 3.10; 2.5-2.8 need 3.9; 2.0-2.4 need 3.8).
+images and CI `python-version` entries that admit a Python the project's torch cannot run on (torch 2.9 and later
+need Python >= 3.10; 2.5-2.8 need 3.9; 2.0-2.4 need 3.8). The torch that decides is the oldest one the project's
+declared requirements (pyproject.toml, setup.cfg, setup.py) admit after the migration — the target when the pin
+moves to it, `1.8` for a project that keeps `torch>=1.8` — since pip picks an older torch on an older Python.
 
 ## Why
 pip would resolve an old torch (or none) on those Pythons; the project's metadata promises what the new
@@ -56,10 +58,15 @@ _CI_ITEM_RE = re.compile(r"[\"']?(?P<version>3\.\d+)\b")
 
 
 def report_python_floor(text: str, ctx: ProjectContext) -> str:
-    floor = python_floor(ctx.target)
+    # The oldest torch the project still supports after the migration decides: a project whose declared requirements
+    # keep torch>=1.8 may keep Python 3.8 (pip picks an older torch there); one that moves to the target may not.
+    oldest = ctx.floor if ctx.floor is not None and ctx.floor < ctx.target else ctx.target
+    floor = python_floor(oldest)
     if floor is None:
         return text
-    need = f"torch {ctx.target} needs Python >= {floor[0]}.{floor[1]}"
+    need = f"torch {oldest} needs Python >= {floor[0]}.{floor[1]}"
+    if oldest != ctx.target:
+        need = f"torch {oldest} (the oldest release the project's requirements admit after the migration) " + need[len(f"torch {oldest} "):]
     pattern = _PY_SPEC_RES.get(ctx.kind)
     if pattern is not None:
         for match in pattern.finditer(text):

@@ -337,7 +337,7 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         )
         return None
     ctx.message = f"torchvision {builder}: {', '.join(changes)} (torchvision 0.13 weights API)"
-    return call.with_changes(args=fix_commas(new_args))
+    return call.with_changes(args=fix_commas(new_args, like=call))
 
 
 def _is_weights_value(ctx: CallContext, value: cst.BaseExpression) -> bool:

@@ -95,6 +95,12 @@ def _method_site(call: ast.Call) -> bool:
     return not (isinstance(root, ast.Name) and root.id in ("self", "cls"))
 
 
+# Sparse tensors: a layout, a constructor, a conversion or the module (`torch.sparse_coo`, `to_sparse()`,
+# `torch.sparse.mm`, `sparse_coo_tensor`, `is_sparse`); not the `sparse=` flag of nn.Embedding (dense weights and
+# outputs, a sparse gradient only), nor the word in comments of other code.
+_SPARSE = re.compile(r"\bsparse_(?:coo|csr|csc|bsr|bsc)\b|to_sparse|\bsparse\.\w|\bsparse_\w*tensor|is_sparse")
+
+
 PASS = Pass(
     id="torch-norm",
     release="1.8",
@@ -253,6 +259,23 @@ PASS = Pass(
             """,
             findings=1,
         ),
+        Example(
+            title="nn.Embedding's sparse= flag is no sparse tensor (huggingface/peft)",
+            before="""
+                import torch
+                from torch import nn
+
+                emb = nn.Embedding(3, 4, sparse=layer.sparse)
+                n = torch.norm(emb.weight, dim=(0, 1))
+            """,
+            after="""
+                import torch
+                from torch import nn
+
+                emb = nn.Embedding(3, 4, sparse=layer.sparse)
+                n = torch.linalg.vector_norm(emb.weight, dim=(0, 1))
+            """,
+        ),
         Unchanged(
             """
             import torch
@@ -386,7 +409,7 @@ class Norms(PassTransformer):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         module = self.context.module
-        self._sparse = module is not None and "sparse" in module.code
+        self._sparse = module is not None and _SPARSE.search(module.code) is not None
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = original_node.func

@@ -43,7 +43,7 @@ import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 
-from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass
+from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass, Unchanged
 from torchmigrate.python.helpers import arg, build_dotted, has_star_args
 from torchmigrate.python.transform import PassTransformer, Sink
 
@@ -65,6 +65,14 @@ PASS = Pass(
         "AsyncCollectiveTensors that wait on first use"
     ),
     examples=[
+        Unchanged(
+            """
+            from torch.distributed.nn import RemoteModule
+
+            modules = [RemoteModule(device, nn.Linear, (4, 4))]
+            """,
+            title="torch.distributed.nn's RemoteModule is no collective (facebookresearch/fairscale)",
+        ),
         Example(
             title="all_reduce: default op and group",
             before="""
@@ -224,8 +232,16 @@ def _short(qualname: str | None) -> str | None:
     for prefix in DNNF:
         if qualname.startswith(prefix):
             rest = qualname[len(prefix) :]
-            return rest if "." not in rest else None
+            return rest if rest in COLLECTIVES else None  # torch.distributed.nn also exports RemoteModule, Function…
     return None
+
+
+# The collectives of torch.distributed.nn.functional (torch 2.13.0 torch/distributed/nn/functional.py), which
+# torch.distributed.nn re-exports beside unrelated names (RemoteModule, Function, ReduceOp, api, jit).
+COLLECTIVES = frozenset(
+    {"_all_gather_base", "all_gather", "all_reduce", "all_to_all", "all_to_all_single", "broadcast", "gather",
+     "reduce", "reduce_scatter", "scatter"}
+)
 
 
 @PASS.uses

@@ -1,0 +1,216 @@
+"""`zero_grad()` sets gradients to `None` since PyTorch 2.0: code that reads `.grad` right after it breaks.
+
+## What it does
+Reports (no edit) a `.grad` read that follows a `zero_grad()` call (an optimizer's or a module's) in the same block
+with no `backward()` / `autograd.grad(...)` call in between — the one place where the new default shows:
+`opt.zero_grad(); for p in params: p.grad.add_(g)` fails with `AttributeError: 'NoneType' object has no attribute
+'add_'` since 2.0. Not reported: reads that cope with `None` (`if p.grad is not None`, `not p.grad`, `assert
+p.grad`), assignments to `.grad`, calls that choose `set_to_none` explicitly, reads after a backward in the same loop
+body, code under a version check, and the usual `zero_grad(); loss.backward(); step()` loop.
+
+## Why
+2.0 changed the default of `Optimizer.zero_grad` and `Module.zero_grad` to `set_to_none=True` (release notes,
+BC-breaking; the 1.13 wheel has `set_to_none: bool = False`, the 2.0 wheel `= True`): gradients become `None`
+instead of zero tensors until the next backward pass.
+
+## Fix safety
+Finding only: pass `zero_grad(set_to_none=False)` to keep zero tensors, or handle `p.grad is None` where the
+gradient is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import libcst as cst
+from libcst.metadata import ParentNodeProvider
+
+from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.transform import PassTransformer
+
+PASS = Pass(
+    id="zero-grad-none",
+    since="1.8",
+    release="2.0",
+    kind=BEHAVIOUR,
+    safety=SAFE,
+    title="a .grad read right after zero_grad() (gradients are None since 2.0) (finding)",
+    evidence=(
+        "PyTorch 2.0 release notes, BC-breaking (zero_grad set_to_none=True by default); 1.13 vs 2.0 wheels torch/optim/optimizer.py"
+        "; finding only: emits no new form"
+    ),
+    triggers=("zero_grad",),
+    sliceable=False,  # the .grad read is in a statement after the zero_grad() call, which need not spell the word
+    examples=[
+        Example(
+            before="""
+                import torch
+
+                opt.zero_grad()
+                for p in model.parameters():
+                    p.grad.add_(noise(p))
+            """,
+            findings=1,
+        ),
+        Example(
+            title="inside a function, a module's zero_grad",
+            before="""
+                def accumulate(model, grads):
+                    model.zero_grad()
+                    for p, g in zip(model.parameters(), grads):
+                        p.grad += g
+            """,
+            findings=1,
+        ),
+        Example(
+            title="the usual loop, a None check, set_to_none=False, an assignment: nothing to report",
+            before="""
+                opt.zero_grad()
+                loss.backward()
+                norms = [p.grad.norm() for p in params]
+
+                opt.zero_grad()
+                for p in params:
+                    if p.grad is not None:
+                        p.grad.zero_()
+
+                opt.zero_grad(set_to_none=False)
+                total = sum(p.grad.sum() for p in params)
+
+                opt.zero_grad(set_to_none=True)
+                for x in batches:
+                    model(x).sum().backward()
+                    seen = [p.grad.dtype for p in params]
+
+                model.zero_grad()
+                for p in params:
+                    p.grad = torch.zeros_like(p)
+
+                opt.zero_grad()
+                assert not m.weight.grad
+            """,
+        ),
+        Example(
+            title="a branch for older releases is left alone",
+            before="""
+                import torch
+
+                opt.zero_grad()
+                if torch.__version__ < "2.0":
+                    assert (m.weight.grad == 0).all()
+                else:
+                    assert m.weight.grad is None
+            """,
+        ),
+    ],
+)
+
+
+def _is_zero_grad(node: cst.CSTNode) -> bool:
+    """A ``X.zero_grad()`` call that relies on the default of ``set_to_none`` (the one that changed)."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "zero_grad"):
+        return False
+    return not node.args  # zero_grad(False) / zero_grad(set_to_none=...) chose explicitly
+
+
+def _is_grad(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == "grad"
+
+
+def _is_backward(node: cst.CSTNode) -> bool:
+    if not isinstance(node, cst.Call):
+        return False
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name in ("backward", "grad", "manual_backward", "zero_grad")
+
+
+class _Skip(cst.CSTVisitor):
+    """Walks a statement in source order; nested definitions and version-gated branches do not run there."""
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)) and not is_version_guard(node)
+
+
+class _FirstZeroGrad(_Skip):
+    def __init__(self) -> None:
+        self.found = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.found or not super().on_visit(node):
+            return False
+        self.found = _is_zero_grad(node)
+        return not self.found
+
+
+class _Reads(_Skip):
+    """In source order: the first ``.grad`` read, unless a backward / another ``zero_grad`` / a ``None`` test of
+    ``.grad`` comes first (``done``: nothing after it in the block can be reported)."""
+
+    def __init__(self, owner: ZeroGradNone) -> None:
+        self.owner = owner
+        self.read: cst.CSTNode | None = None
+        self.done = False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.done or not super().on_visit(node):
+            return False
+        if _is_backward(node) or self.owner.none_check(node):
+            self.done = True
+        elif self.owner.grad_read(node):
+            self.read, self.done = node, True
+        return not self.done
+
+
+@PASS.uses
+class ZeroGradNone(PassTransformer):
+    def none_check(self, node: cst.CSTNode) -> bool:
+        """``X.grad is None`` / ``X.grad is not None``, or a truth test of ``X.grad`` (``not p.grad``, ``if p.grad:``,
+        ``assert p.grad``, ``… if p.grad else …``), which ``None`` passes too."""
+        if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Not):
+            return _is_grad(node.expression)
+        if isinstance(node, (cst.If, cst.While, cst.Assert, cst.IfExp)):
+            return _is_grad(node.test)
+        return (
+            isinstance(node, cst.Comparison)
+            and _is_grad(node.left)
+            and any(
+                isinstance(c.operator, (cst.Is, cst.IsNot)) and isinstance(c.comparator, cst.Name) and c.comparator.value == "None"
+                for c in node.comparisons
+            )
+        )
+
+    def grad_read(self, node: cst.CSTNode) -> bool:
+        if not _is_grad(node):
+            return False
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, (cst.AssignTarget, cst.AugAssign)) and getattr(parent, "target", None) is node:
+            return isinstance(parent, cst.AugAssign)  # p.grad += g reads it; p.grad = ... does not
+        return not (parent is not None and self.none_check(parent))
+
+    def _scan(self, body: Sequence[cst.BaseStatement]) -> None:
+        for i, statement in enumerate(body):
+            if isinstance(statement, cst.BaseCompoundStatement):
+                continue  # a zero_grad inside a compound statement is scanned with that block
+            zero = _FirstZeroGrad()
+            statement.visit(zero)
+            if not zero.found:
+                continue
+            for later in body[i + 1 :]:
+                reads = _Reads(self)
+                later.visit(reads)
+                if reads.read is not None:
+                    self.finding(
+                        reads.read,
+                        "since 2.0 zero_grad() sets gradients to None (set_to_none=True by default): this .grad read "
+                        "fails until the next backward(); call zero_grad(set_to_none=False) above, or handle None here",
+                    )
+                if reads.done:
+                    break
+
+    def visit_Module(self, node: cst.Module) -> None:
+        self._scan(node.body)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self._scan(node.body)

@@ -1,0 +1,106 @@
+"""`torch.cross(a, b)` without `dim` is deprecated since PyTorch 2.2: pass `dim` (or use `torch.linalg.cross`).
+
+## What it does
+Reports (no edit) `torch.cross(a, b)` calls without a `dim` (or with `dim=None`), and `a.cross(b)` method calls
+without one in files that import torch.
+
+## Why
+pytorch/pytorch#108760 (PyTorch 2.2) deprecated the default: torch 2.13 warns `UserWarning: Using torch.cross without
+specifying the dim arg is deprecated. Please either pass the dim explicitly or simply use torch.linalg.cross. The
+default value of dim will change to agree with that of linalg.cross in a future release.` Without `dim`,
+`torch.cross` uses the *first* dimension of size 3; `torch.linalg.cross` defaults to the *last*.
+
+## Fix safety
+Finding only: the dimension the old default picks depends on the shapes at run time. Replacing the call with
+`torch.linalg.cross(a, b)` changes the result whenever an earlier dimension also has size 3 (a `(3, 3)` input:
+checked on torch 2.13); pass the dimension you mean, e.g. `dim=-1` for `(..., 3)` vectors.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
+from torchmigrate.python.helpers import bind, dotted_name, has_star_args, kwarg
+from torchmigrate.python.transform import PassTransformer
+
+MESSAGE = (
+    "{what} without dim is deprecated since 2.2: it crosses along the first dimension of size 3 (torch.linalg.cross "
+    "uses the last); pass dim= explicitly, e.g. dim=-1 for (..., 3) vectors"
+)
+
+PASS = Pass(
+    id="cross-implicit-dim",
+    since="1.8",
+    release="2.2",
+    kind=DEPRECATION,
+    safety=SAFE,
+    title="torch.cross(a, b) / a.cross(b) without dim (finding)",
+    evidence=(
+        "pytorch/pytorch#108760 (PyTorch 2.2); UserWarning and the linalg.cross difference checked on torch 2.13"
+        "; finding only: emits no new form"
+    ),
+    triggers=("cross(",),  # a call; the word alone is in every cross_attention / CrossEntropyLoss file
+    examples=[
+        Example(
+            before="""
+                import torch
+
+                n = torch.cross(u, v)
+                m = (b - a).cross(c - a)
+            """,
+            findings=2,
+        ),
+        Example(
+            title="a dimension given, linalg.cross, numpy: fine",
+            before="""
+                import numpy as np
+                import torch
+
+                n = torch.cross(u, v, dim=-1)
+                m = u.cross(v, 1)
+                k = torch.linalg.cross(u, v)
+                z = np.cross(a, b)
+            """,
+        ),
+        Example(
+            title="a file without torch: another library's cross",
+            before="""
+                from sympy.vector import CoordSys3D
+
+                w = v1.cross(v2)
+            """,
+        ),
+    ],
+)
+
+
+@PASS.uses
+class CrossImplicitDim(PassTransformer):
+    def visit_Module(self, node: cst.Module) -> None:
+        self.uses_torch = False  # set by the file's imports (kept whole in a slice)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self.uses_torch |= any((dotted_name(a.name) or "").split(".")[0] == "torch" for a in node.names)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = dotted_name(node.module) if node.module is not None and not node.relative else None
+        self.uses_torch |= (module or "").split(".")[0] == "torch"
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if has_star_args(node):
+            return
+        func = node.func
+        if self.qualname(func) == "torch.cross":
+            dim = bind(node, ("input", "other", "dim")).value("dim")
+            what = "torch.cross(a, b)"
+        elif isinstance(func, cst.Attribute) and func.attr.value == "cross" and self.uses_torch and self.qualname(func) is None:
+            positional = [a for a in node.args if a.keyword is None]
+            if len(positional) != 1 and kwarg(node, "other") is None:
+                return
+            dim = bind(node, ("other", "dim")).value("dim")
+            what = "a.cross(b)"
+        else:
+            return
+        if dim is None or (isinstance(dim, cst.Name) and dim.value == "None"):
+            self.finding(node, MESSAGE.format(what=what))

@@ -1,0 +1,115 @@
+"""`torch.cat` raises `ValueError` / `IndexError` instead of `RuntimeError` for some bad inputs since PyTorch 2.9.
+
+## What it does
+Reports (no edit) an `except RuntimeError` handler of a `try` statement whose body calls `torch.cat` (or
+`torch.concat` / `torch.concatenate`, any import form), when no handler of that statement also catches `ValueError`,
+`IndexError` or a broader class.
+
+## Why
+2.9 changed the error types of `torch.cat`'s argument checks (release notes, BC-breaking, pytorch/pytorch#158249). On
+torch 2.13 an empty list raises `ValueError: torch.cat(): expected a non-empty list of Tensors` (it was a
+`RuntimeError` through 2.8: the same message appears as `RuntimeError` in user reports of 2023-2025) and an
+out-of-range `dim` an `IndexError`; shape mismatches are still `RuntimeError`. A handler written for the old type no
+longer catches them.
+
+## Fix safety
+Finding only: add `ValueError` (and `IndexError`) to the handler if it is meant to catch these, e.g. `except
+(RuntimeError, ValueError):`.
+"""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.transform import PassTransformer
+
+_EMPTY = cst.Module(body=[])
+CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
+_COVERS = {"ValueError", "IndexError", "Exception", "BaseException"}
+
+PASS = Pass(
+    id="cat-error-type",
+    since="1.8",
+    release="2.9",
+    kind=BEHAVIOUR,
+    safety=SAFE,
+    title="except RuntimeError around torch.cat misses its ValueError / IndexError since 2.9 (finding)",
+    evidence=(
+        "PyTorch 2.9 release notes, BC-breaking (pytorch/pytorch#158249); ValueError / IndexError checked on torch 2.13"
+        "; finding only: emits no new form"
+    ),
+    qualnames=CAT,
+    triggers=("RuntimeError",),  # with qualnames: a file must spell RuntimeError and reference torch.cat
+    examples=[
+        Example(
+            before="""
+                import torch
+
+                try:
+                    batch = torch.cat(chunks)
+                except RuntimeError:
+                    batch = None
+            """,
+            findings=1,
+        ),
+        Example(
+            title="handlers that catch the new types too, a body without torch.cat",
+            before="""
+                import torch
+
+                try:
+                    batch = torch.cat(chunks, dim=0)
+                except (RuntimeError, ValueError):
+                    batch = None
+
+                try:
+                    y = torch.stack(chunks)
+                except RuntimeError:
+                    y = None
+            """,
+        ),
+    ],
+)
+
+
+def _names(handler: cst.ExceptHandler) -> set[str]:
+    return set(re.findall(r"[A-Za-z_]\w*", _EMPTY.code_for_node(handler.type))) if handler.type is not None else {"*"}
+
+
+class _Cats(cst.CSTVisitor):
+    def __init__(self, owner: PassTransformer) -> None:
+        self.owner = owner
+        self.found = False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        if self.owner.qualname(node.func) in CAT:
+            self.found = True
+        return not self.found
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+@PASS.uses
+class CatErrorType(PassTransformer):
+    def visit_Try(self, node: cst.Try) -> None:
+        caught = set().union(*(_names(h) for h in node.handlers)) if node.handlers else set()
+        if caught & (_COVERS | {"*"}):
+            return
+        runtime = next((h for h in node.handlers if "RuntimeError" in _names(h)), None)
+        if runtime is None:
+            return
+        cats = _Cats(self)
+        node.body.visit(cats)
+        if cats.found:
+            self.finding(
+                runtime,
+                "since 2.9 torch.cat raises ValueError for an empty list and IndexError for a bad dim (RuntimeError "
+                "before): this handler no longer catches them; add ValueError/IndexError if it should",
+            )
