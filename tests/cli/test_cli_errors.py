@@ -14,8 +14,8 @@ from torchmigrate.core.registry import all_passes
 from torchmigrate.core.versions import KNOWN_RELEASES
 
 LEGACY = "import torch\n\nep = torch.export.export_for_inference(model, (x,))\n"
-RANGE = f"known releases are {KNOWN_RELEASES[0]} to {KNOWN_RELEASES[-1]}"
-FORMAT = "expected MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 2.12"
+RANGE = f"known releases are {KNOWN_RELEASES[0]} to {KNOWN_RELEASES[-1]} (or latest)"
+FORMAT = "expected MAJOR.MINOR or MAJOR.MINOR.PATCH, such as 2.12, or latest"
 
 CASES = [
     (["--to", "2.99", "pkg"], f"--to: unknown PyTorch release '2.99': {RANGE}"),
@@ -42,7 +42,7 @@ CASES = [
     (["--to", "2.12"], "no PATH given: name the files or folders to migrate"),
     (["--check"], "no PATH given: name the files or folders to migrate, and the release with --to VERSION (e.g. migrate --to 2.12 src/)"),
     (["--explain", "no-such-pass"], "unknown pass id 'no-such-pass' (see `migrate --list`)"),
-    (["--list", "--to", "latest"], f"--to: malformed version 'latest': {FORMAT}"),
+    (["--list", "--to", "newest"], f"--to: malformed version 'newest': {FORMAT}"),
 ]
 
 

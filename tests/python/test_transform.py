@@ -125,6 +125,8 @@ def test_root_rename_partial_from_import_splits() -> None:
         "try:\n    from torch.distributed.tensor import DTensor\nexcept ImportError:\n    from torch.distributed._tensor import DTensor\n",
         "import torch\nif hasattr(torch.distributed, 'tensor'):\n    pass\nelse:\n    import torch.distributed._tensor as dt\n",
         "import torch.distributed._tensor as dt\nX = 1 if TORCH_GE_2_5 else dt.DTensor\n",
+        # a feature check spelled with dir() (NVIDIA/apex's distributed_fused_lamb.py shims a missing name this way)
+        "import torch\nif 'tensor' not in dir(torch.distributed):\n    import torch.distributed._tensor as dt\n",
         # the int(torch.__version__.split(".")[0]) idiom, as real code spells it (torch._six fallbacks)
         "if TORCH_MAJOR == 1 and TORCH_MINOR < 8:\n    from torch.distributed._tensor import DTensor\n",
     ],

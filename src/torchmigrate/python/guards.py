@@ -9,7 +9,8 @@ Exactly these count (everything else — another package's ``__version__``, ``sy
   ``_TORCH_GREATER_EQUAL_2_1``, ``is_torch_version(">=", "2.4")``), or a module-level flag computed from one of those
   (``_NEW_API = version.parse(torch.__version__) >= version.parse("2.4")``);
 - ``hasattr(obj, name)`` / ``getattr(obj, name, None)`` where ``obj`` is a torch module or object (``torch``,
-  ``torch.distributed``, ``dist`` for ``import torch.distributed as dist``, ``F.scaled_dot_product_attention``);
+  ``torch.distributed``, ``dist`` for ``import torch.distributed as dist``, ``F.scaled_dot_product_attention``), and
+  ``"name" in dir(obj)`` for such an ``obj`` (NVIDIA/apex shims missing collectives this way);
 - ``try`` / ``except (ImportError, ModuleNotFoundError, AttributeError)`` whose body imports from torch
   (``from torch… import``, ``import torch.x``: not a bare ``import torch``, which checks that torch is installed; the
   same for torchvision, torchaudio, torchtext and torchdata, whose removals the companion passes migrate), and
@@ -97,6 +98,10 @@ class _Reads(cst.CSTVisitor):
                 or (len(node.args) == 3 and isinstance(node.args[2].value, cst.Name) and node.args[2].value.value == "None")
             )
             if default_none and _is_torch(_resolve(node.args[0].value, self.qualname)):
+                self.found = True
+                return False
+        if isinstance(node.func, cst.Name) and node.func.value == "dir" and len(node.args) == 1:
+            if _is_torch(_resolve(node.args[0].value, self.qualname)):  # `"name" in dir(torch.distributed)`
                 self.found = True
                 return False
         return True

@@ -27,6 +27,9 @@ call except `ger` warns `UserWarning: torch.X is deprecated in favor of torch.li
 PyTorch release`, with the upgrade rule this pass applies (see the `torch.cholesky` / `torch.qr` / `torch.lu` /
 `torch.lu_solve` / `torch.triangular_solve` / `torch.chain_matmul` warnings and `torch.range`'s).
 
+2.14 removed `torch.cholesky` and `torch.qr` (they raise `RuntimeError`); `cholesky-qr-removed` (2.14) reuses this
+pass's rewriters for them and also migrates the Tensor methods (`A.cholesky()`, `A.qr()`) where `A` is visibly a tensor.
+
 The pass is filed under 1.9, when the deprecations began, but some replacements are younger
 (`linalg.cholesky(upper=)` in 1.10, pytorch/pytorch#62434; `torch.linalg.solve_triangular`, `lu_factor_ex` and `.mT`
 by 1.11): migrating *to* 1.9 or 1.10 is not

@@ -7,7 +7,9 @@ gets a finding instead, since the new field is not a string.
 
 ## Why
 2.12 deprecated `FunctionEvent.metadata_json` in favour of the structured `event_metadata` (pytorch/pytorch#179417);
-on 2.13 reading it warns "`metadata_json` is deprecated. Use `event_metadata` instead." (`FutureWarning`).
+on 2.13 reading it warns "`metadata_json` is deprecated. Use `event_metadata` instead." (`FutureWarning`). 2.15
+removes `metadata_json` and deprecates `event_metadata` in turn: with `--to 2.15` the pass
+`profiler-event-metadata` then reports each `.event_metadata` read, with what moving on to `.metadata` takes.
 
 ## Fix safety
 Review: `metadata_json` is a JSON string (often empty), `event_metadata` is an `EventMetadata` named tuple or `None`.
@@ -30,10 +32,12 @@ PASS = Pass(
     release="2.12",
     since="2.12",
     kind=DEPRECATION,
+    removed_in="2.15",
     safety=REVIEW,
     title="profiler event .metadata_json → .event_metadata",
     evidence=(
-        "PyTorch 2.12 release notes, Deprecations / Profiler (pytorch/pytorch#179417)"
+        "PyTorch 2.12 release notes, Deprecations / Profiler (pytorch/pytorch#179417); removed in 2.15 (2.14.1 "
+        "torch/autograd/profiler_util.py:902-908 gone in 2.15.0)"
         "; since 2.12: FunctionEvent.event_metadata (torch 2.12.0 wheel, torch/autograd/profiler_util.py)"
     ),
     triggers=("metadata_json",),

@@ -15,12 +15,17 @@ Renames calls, attribute chains and imports:
 | `funcol.reduce_scatter_tensor_coalesced` | `funcol.reduce_scatter_single_coalesced` |
 
 (`funcol` is `torch.distributed._functional_collectives`; the same names under `torch.distributed.distributed_c10d`
-are renamed too.) The new names do not exist before 2.13, so the pass runs only for `--to 2.13`.
+are renamed too.) The new names do not exist before 2.13, so the pass runs only for `--to 2.13` and later. For code
+written before 2.0, `collectives-base-names` first moves `_all_gather_base` / `_reduce_scatter_base` to the public 2.0
+names, which this pass then renames.
 
 ## Why
 PyTorch 2.13 aligned the collective names with torchcomms' `TorchCommBackend` and deprecated the old names: they are
 thin wrappers around the new functions that emit a `FutureWarning` (2.13 release notes, Deprecations;
-pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144).
+pytorch/pytorch#186123, #186124, #186125, #186134, #186135, #186144). 2.15 drops the warning from
+`all_gather_into_tensor` and `reduce_scatter_tensor` but keeps them only as aliases: "Alias of all_gather_single, kept
+for backward compatibility. New code should call all_gather_single" (2.15.0 `torch/distributed/distributed_c10d.py:5436-5449`),
+so the rename is still what 2.15 recommends, and it keeps code that also runs on 2.13 or 2.14 free of the warning.
 
 ## Fix safety
 Safe. Checked on torch 2.13.0 with `inspect.signature` and the source: each old function calls the new one with the

@@ -1,0 +1,1 @@
+"""Passes for changes made in PyTorch 2.15."""
