@@ -91,12 +91,10 @@ CASES = [
         import torch.nn as nn
 
         u = nn.Upsample(
-            scale_factor=2,
-            mode="nearest"
+            scale_factor=2, mode="nearest"
         )
         """,
-        # known: with the review edit applied, the engine joins the two keywords on one line (main has the same)
-        marks=pytest.mark.xfail(strict=True, reason="review-pass edit loses the one-argument-per-line layout"),
+        # one argument on the line under the call is black's right-hand split: the added keyword joins that line
     ),
     (
         "prefetch-factor",
