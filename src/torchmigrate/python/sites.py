@@ -54,6 +54,7 @@ class AstFile:
         self.text = text
         self.tree = tree
         self.uncertain = False  # the walk passed a statement that may be a guard by the transformers' fuller rule
+        self.uncertain_lines: list[tuple[int, int]] = []  # the line spans of those statements
 
     @classmethod
     def of(cls, text: str, tree: ast.Module) -> AstFile:
@@ -123,8 +124,14 @@ class AstFile:
             looks = any(h.type is not None and _EXCEPTIONS.search(self.source(h.type)) for h in node.handlers)
         else:
             looks = bool(_MAYBE_GUARD.search(self.source(node.test)))
-        self.uncertain = self.uncertain or looks
+        if looks:
+            self.uncertain = True
+            self.uncertain_lines.append((node.lineno, node.end_lineno or node.lineno))
         return False
+
+    def in_uncertain(self, line: int) -> bool:
+        """Whether ``line`` lies in a statement that only looks like a guard (the transformer may skip it)."""
+        return any(first <= line <= last for first, last in self.uncertain_lines)
 
     def walk(self, root: ast.AST | None = None) -> Iterator[ast.AST]:
         """Every node in source order (pre-order), skipping version-guarded code whole, as transformers do."""
@@ -160,12 +167,14 @@ class SitePlan:
 
 def analyser(pass_id: str, detect: Callable[[AstFile], Iterable[Site]], exact: bool = False) -> Analyser:
     """``Pass.analyse`` from a detector. ``exact``: the detector's findings are the transformer's, so a file with
-    findings only (and no statement that may be a guard by the fuller rule) never reaches libcst for this pass."""
+    findings only (none inside a statement that may be a guard by the fuller rule) never reaches libcst for this
+    pass."""
 
     def analyse(text: str, tree: ast.Module) -> SitePlan:
         file = AstFile.of(text, tree)
         sites = sorted(detect(file), key=lambda s: (s.line, s.col))
-        if any(site.kind == EDIT for site in sites) or (sites and not (exact and not file.uncertain)):
+        trusted = exact and not any(file.in_uncertain(site.line) for site in sites)
+        if any(site.kind == EDIT for site in sites) or (sites and not trusted):
             return SitePlan((), True)
         return SitePlan(tuple(Finding(s.line, s.col, pass_id, s.message) for s in sites), False)
 

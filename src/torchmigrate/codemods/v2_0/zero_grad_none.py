@@ -20,13 +20,15 @@ gradient is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import ast
+from collections.abc import Iterator, Sequence
 
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 PASS = Pass(
@@ -161,6 +163,43 @@ class _Reads(_Skip):
         elif self.owner.grad_read(node):
             self.read, self.done = node, True
         return not self.done
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A cheap bound on the transformer's findings: a ``.grad`` read in a statement after a ``zero_grad()`` call of
+    the same block, before any ``backward`` / ``autograd.grad`` call there. The transformer decides and words them."""
+    for node in file.walk():
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield from _after_zero_grad(file, block)
+
+
+def _after_zero_grad(file: AstFile, block: list[ast.stmt]) -> Iterator[Site]:
+    seen = False
+    for statement in block:
+        nodes = list(ast.walk(statement))
+        if seen:
+            if any(_ast_backward(n) for n in nodes):
+                seen = False
+            else:
+                for n in nodes:
+                    if isinstance(n, ast.Attribute) and n.attr == "grad":  # `p.grad += g` reads it too
+                        yield file.finding(n, "")
+                        return
+        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad" for n in nodes):
+            seen = True
+
+
+def _ast_backward(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in ("backward", "grad")
+
+
+PASS.analyse = analyser(PASS.id, detect)
 
 
 @PASS.uses
