@@ -1,7 +1,7 @@
 """Benchmark: files/s for reading, ``ast.parse``, libcst, and ``migrate --diff`` cold and warm, on a synthetic tree.
 
     python benchmarks/bench.py                       # the benchmark tree: 5000 files, seed 0, --jobs = CPUs
-    python benchmarks/bench.py --files 2000 --jobs 2 --legacy 0.05 --keep /tmp/tree
+    python benchmarks/bench.py --files 2000 --jobs 2 --legacy 0.05 --keep ../tree
 
 The tree is generated from templates with random identifiers (deterministic for a seed): model definitions, training
 loops (12% of files), checkpoint helpers (12%), datasets, utilities, configs and tests of typical size. A fraction ``--legacy`` of the files uses
