@@ -209,6 +209,15 @@ PASS = Pass(
             findings=1,
         ),
         Example(
+            title="a type check: finding (the torch.amp class is wider; open-mmlab/mmengine)",
+            before="""
+                from torch.cuda.amp import GradScaler
+
+                assert isinstance(scaler, GradScaler)
+            """,
+            findings=1,
+        ),
+        Example(
             title="*args cannot become keywords: finding",
             before="""
                 import torch
@@ -332,6 +341,14 @@ class AmpTransformer(PassTransformer):
         if isinstance(current, (cst.Import, cst.ImportFrom)):
             return updated
         short = name.rpartition(".")[2]
+        if isinstance(parent, cst.Arg) and self._type_check_arg(parent):
+            self.finding(
+                original,
+                f"{name} in a type check: torch.cuda.amp's classes subclass torch.amp.{short}, so "
+                f"isinstance(x, torch.amp.{short}) also accepts the other devices' objects; write that, or check "
+                "x.device / the object's own type, when the check must stay this narrow",
+            )
+            return updated
         self.finding(
             original,
             f"{name} used as a value (not called): replace it with torch.amp.{short} by hand and pass the device "
@@ -339,6 +356,15 @@ class AmpTransformer(PassTransformer):
             f"(for example functools.partial(torch.amp.{short}, ...))",
         )
         return updated
+
+    def _type_check_arg(self, arg: cst.Arg) -> bool:
+        """Whether ``arg`` is the class argument of ``isinstance`` / ``issubclass`` / ``assertIsInstance`` & co."""
+        call = self.get_metadata(ParentNodeProvider, arg, None)
+        if not isinstance(call, cst.Call) or len(call.args) < 2 or call.args[1] is not arg:
+            return False
+        func = call.func
+        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+        return name in ("isinstance", "issubclass", "assertIsInstance", "assertNotIsInstance")
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         return self._value_use(original_node, updated_node)
