@@ -122,3 +122,8 @@ def test_an_appended_keyword_follows_the_call_layout_gaps_a_cases(code: str, exp
     new = with_kwarg(call(code), "k", "True")
     assert code_of(new) == expected
     cst.parse_expression(code_of(new))
+
+
+def test_dropping_the_only_argument_of_a_multi_line_call_leaves_empty_brackets() -> None:
+    assert code_of(without_kwargs(call("f(\n    verbose=True,\n)"), ["verbose"])) == "f()"
+    assert code_of(without_kwargs(call("f(\n    a,\n    verbose=True,\n)"), ["verbose"])) == "f(\n    a,\n)"

@@ -268,16 +268,24 @@ def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
 
 
 
+def with_args(call: cst.Call, args: Sequence[cst.Arg]) -> cst.Call:
+    """``call`` with the argument list ``args`` (some of ``call``'s own, some new) in ``call``'s layout; with no
+    argument left, ``f()``."""
+    if not args:
+        return call.with_changes(args=[], whitespace_before_args=cst.SimpleWhitespace(""))
+    return call.with_changes(args=fix_commas(args, like=call))
+
+
 def with_kwarg(call: cst.Call, name: str, value: cst.BaseExpression | str) -> cst.Call:
     """``call`` with ``name=value`` appended (a string is taken as a name, e.g. ``"True"``), in the call's layout."""
     expr = cst.Name(value) if isinstance(value, str) else value
-    return call.with_changes(args=fix_commas([*call.args, make_kwarg(name, expr)], like=call))
+    return with_args(call, [*call.args, make_kwarg(name, expr)])
 
 
 
 def without_kwargs(call: cst.Call, names: Iterable[str]) -> cst.Call:
     """``call`` without the keyword arguments ``names``, in the call's layout."""
-    return call.with_changes(args=fix_commas(without_args(call, names), like=call))
+    return with_args(call, without_args(call, names))
 
 
 

@@ -41,7 +41,7 @@ from typing import Any
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged, last_components
-from torchmigrate.python.helpers import code_of, fix_commas
+from torchmigrate.python.helpers import code_of, with_args
 from torchmigrate.python.transform import CallContext, PassTransformer
 
 from .weights_table import TABLE
@@ -337,7 +337,7 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         )
         return None
     ctx.message = f"torchvision {builder}: {', '.join(changes)} (torchvision 0.13 weights API)"
-    return call.with_changes(args=fix_commas(new_args, like=call))
+    return with_args(call, new_args)
 
 
 def _is_weights_value(ctx: CallContext, value: cst.BaseExpression) -> bool:

@@ -27,9 +27,8 @@ import ast
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.python.helpers import bind, make_kwarg
+from torchmigrate.python.helpers import bind, make_kwarg, with_args
 from torchmigrate.python.transform import CallContext
 
 # Parameters (after ``self``) of each loss module's __init__ and each loss function, in order, on torch 2.13, up to
@@ -244,4 +243,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         args.append(make_kwarg("reduction", new_value))
     given = ", ".join(f"{flag}={values[flag]}" for flag in LEGACY if flags[flag] is not None)
     ctx.message = f"{name}({given}) → reduction={reduction!r}"
-    return relayout(call, args)
+    return with_args(call, args)

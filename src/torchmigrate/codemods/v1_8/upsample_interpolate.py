@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.python.helpers import make_kwarg
+from torchmigrate.python.helpers import make_kwarg, with_args
 from torchmigrate.python.transform import CallContext
 
 _F = "torch.nn.functional"
@@ -115,4 +114,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     keywords = [make_kwarg(name, cst.parse_expression(value)) for name, value in _MODES[ctx.qualname]]
     old = ctx.qualname.rpartition(".")[2]
     ctx.message = f"{old}(...) → interpolate(..., {', '.join(f'{n}={v}' for n, v in _MODES[ctx.qualname])})"
-    return relayout(call, [*call.args, *keywords]).with_changes(func=ctx.ref(f"{_F}.interpolate"))
+    return with_args(call, [*call.args, *keywords]).with_changes(func=ctx.ref(f"{_F}.interpolate"))

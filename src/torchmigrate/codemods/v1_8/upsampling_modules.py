@@ -23,9 +23,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass
-from torchmigrate.python.helpers import make_kwarg
+from torchmigrate.python.helpers import make_kwarg, with_args
 from torchmigrate.python.transform import CallContext
 
 PASS = Pass(
@@ -99,4 +98,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     old = ctx.qualname.rpartition(".")[2]
     keywords = [make_kwarg(name, cst.parse_expression(value)) for name, value in _MODES[old]]
     ctx.message = f"nn.{old}(...) → nn.Upsample(..., {', '.join(f'{n}={v}' for n, v in _MODES[old])})"
-    return relayout(call, [*call.args, *keywords]).with_changes(func=ctx.ref("torch.nn.Upsample"))
+    return with_args(call, [*call.args, *keywords]).with_changes(func=ctx.ref("torch.nn.Upsample"))

@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
-from torchmigrate.python.helpers import bind
+from torchmigrate.python.helpers import bind, with_args
 from torchmigrate.python.transform import CallContext
 
 PARAMS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers")
@@ -102,4 +101,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     if count > 0 or _int(factor.value) != 2:
         return None  # with workers it is used; another value raised before 2.0 too
     ctx.message = "DataLoader: prefetch_factor=2 dropped (no worker processes; it raises since 2.0)"
-    return relayout(call, [a for a in call.args if a is not factor])
+    return with_args(call, [a for a in call.args if a is not factor])

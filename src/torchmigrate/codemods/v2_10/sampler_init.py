@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass
+from torchmigrate.python.helpers import with_args
 from torchmigrate.python.transform import PassTransformer
 
 SAMPLER = frozenset({"torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"})
@@ -142,4 +142,4 @@ class SamplerInit(PassTransformer):
         if len(rest) != 1 or rest[0].star or (rest[0].keyword is not None and rest[0].keyword.value != "data_source"):
             return updated_node
         self.edited(original_node, "Sampler.__init__(data_source): the argument is gone in 2.10 (it was unused)")
-        return relayout(updated_node, keep)
+        return with_args(updated_node, keep)

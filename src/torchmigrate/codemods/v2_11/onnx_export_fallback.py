@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass
-from torchmigrate.python.helpers import kwarg
+from torchmigrate.python.helpers import kwarg, with_args
 from torchmigrate.python.transform import CallContext
 
 PASS = Pass(
@@ -98,4 +97,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
             "TorchScript exporter; pass dynamo=False to use that exporter directly if the new one fails for this model"
         )
     ctx.message = "torch.onnx.export: fallback= dropped (removed in 2.11)"
-    return relayout(call, [a for a in call.args if a is not fallback])
+    return with_args(call, [a for a in call.args if a is not fallback])

@@ -24,9 +24,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass
-from torchmigrate.python.helpers import bind, make_kwarg
+from torchmigrate.python.helpers import bind, make_kwarg, with_args
 from torchmigrate.python.transform import CallContext
 
 DCP = "torch.distributed.checkpoint"
@@ -119,4 +118,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
             a = make_kwarg(param, a.value).with_changes(comma=a.comma)
         args.append(a)
     ctx.message = f"dcp.{old}(...) → dcp.{new}(...)"
-    return relayout(call, args).with_changes(func=ctx.ref(f"{DCP}.{new}"))
+    return with_args(call, args).with_changes(func=ctx.ref(f"{DCP}.{new}"))

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.python.helpers import bind, make_kwarg
+from torchmigrate.python.helpers import bind, make_kwarg, with_args
 from torchmigrate.python.transform import PassTransformer
 
 GET_CTX = frozenset({"torch.library.get_ctx", "torch._custom_ops.get_ctx", "torch._library.fake_impl.get_ctx"})
@@ -115,7 +114,7 @@ class UnbackedSymint(PassTransformer):
         self.edited(original_node, "create_unbacked_symint() → new_dynamic_size(min=2 unless given)")
         new_func = updated_node.func
         assert isinstance(new_func, cst.Attribute)
-        return relayout(updated_node, args).with_changes(func=new_func.with_changes(attr=cst.Name("new_dynamic_size")))
+        return with_args(updated_node, args).with_changes(func=new_func.with_changes(attr=cst.Name("new_dynamic_size")))
 
 
 class _Contexts(cst.CSTVisitor):

@@ -20,9 +20,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from torchmigrate.codemods._layout import relayout
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
-from torchmigrate.python.helpers import bind
+from torchmigrate.python.helpers import bind, with_args
 from torchmigrate.python.transform import CallContext
 
 PARAMS = ("query", "key", "value", "score_mod", "block_mask", "scale", "enable_gqa", "return_lse", "kernel_options")
@@ -89,4 +88,4 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         )
         return None
     ctx.message = "flex_attention: return_lse=False dropped (the default; return_lse is deprecated since 2.9)"
-    return relayout(call, [a for a in call.args if a is not lse])
+    return with_args(call, [a for a in call.args if a is not lse])
