@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from torchmigrate.core.paths import project_root
 from torchmigrate.core.versions import Version, lowest_admitted
 from torchmigrate.project.pins import project_kind, torch_specs
 from torchmigrate.project.specs import move_spec
@@ -66,7 +67,7 @@ def ci_tested_floor(start: Path) -> tuple[Version, str] | None:
     supports what its CI tests. ``None`` when no CI file installs a versioned torch."""
     from torchmigrate.project.ci import scan_ci  # the CI reader needs pyyaml: loaded only when a CI file exists
 
-    root = _project_root(start)
+    root = project_root(start)
     found: list[tuple[Version, str]] = []
     for pattern in _CI_GLOBS:
         for path in sorted(root.glob(pattern)):
@@ -83,14 +84,6 @@ def ci_tested_floor(start: Path) -> tuple[Version, str] | None:
                         if low is not None:
                             found.append((low, f"{_shown(path)}: the CI installs torch{req.spec}"))
     return min(found, key=lambda item: item[0]) if found else None
-
-
-def _project_root(start: Path) -> Path:
-    folder = (start if start.is_dir() else start.parent).resolve()
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists() or (candidate / "pyproject.toml").is_file():
-            return candidate
-    return folder
 
 
 def pin_files(start: Path) -> list[tuple[Path, str]]:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from torchmigrate.core.about import __version__
+from torchmigrate.core.paths import project_root
 from torchmigrate.core.registry import Options
 from torchmigrate.core.results import Edit, FileResult, Finding, Fix
 from torchmigrate.run.files import relative_posix
@@ -33,19 +34,6 @@ __all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "t
 
 CACHE_DIR = ".torchmigrate_cache"
 _SCHEMA = 3
-
-
-def project_root(path: Path) -> Path:
-    """The git top of ``path``, else the first folder upwards with ``pyproject.toml``, else ``path`` (or its folder)."""
-    start = Path(os.path.abspath(path))
-    folder = start if start.is_dir() else start.parent
-    for candidate in (folder, *folder.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    for candidate in (folder, *folder.parents):
-        if (candidate / "pyproject.toml").is_file():
-            return candidate
-    return folder
 
 
 @cache
