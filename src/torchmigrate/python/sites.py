@@ -29,6 +29,7 @@ from torchmigrate.python.precheck import statement_start
 __all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser"]
 
 EDIT, FINDING = "edit", "finding"
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 # What could be a version guard (the broad test of 0.1.0): where the exact rule says "no guard" but this matches,
 # the transformer's rule (which also reads import aliases and module-level flags) may still say "guard", so a
 # detector's findings there are not trusted as exact.
@@ -70,7 +71,9 @@ class AstFile:
 
     @cached_property
     def _lines(self) -> list[str]:
-        return self.text.splitlines(keepends=True)
+        """The lines as the ast numbers them: ended by ``\r\n``, ``\r`` or ``\n`` only (``str.splitlines`` also splits
+        on form feeds and other separators that can sit inside strings)."""
+        return _LINE.findall(self.text)
 
     @cached_property
     def _parents(self) -> dict[int, ast.AST]:
@@ -85,7 +88,18 @@ class AstFile:
         return self.names.qualname(node)
 
     def source(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ""
+        """``ast.get_source_segment`` from the file's lines split once (the stdlib splits the whole text per call)."""
+        first: int | None = getattr(node, "lineno", None)
+        last: int | None = getattr(node, "end_lineno", None)
+        start: int | None = getattr(node, "col_offset", None)
+        end: int | None = getattr(node, "end_col_offset", None)
+        if first is None or last is None or start is None or end is None or last > len(self._lines):
+            return ""
+        if first == last:
+            return self._lines[first - 1].encode()[start:end].decode("utf-8", "replace")
+        head = self._lines[first - 1].encode()[start:].decode("utf-8", "replace")
+        tail = self._lines[last - 1].encode()[:end].decode("utf-8", "replace")
+        return head + "".join(self._lines[first : last - 1]) + tail
 
     def position(self, node: ast.AST) -> tuple[int, int]:
         """(line, 1-based column in characters) of ``node``'s start, as libcst's ``PositionProvider`` has it."""
