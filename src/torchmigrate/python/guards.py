@@ -223,14 +223,31 @@ def _bound(alias: cst.ImportAlias, straight: bool) -> str:
     return name.split(".")[0] if straight else name
 
 
+# Every condition the rule accepts spells one of these in a name or attribute (torch's version, a torch-version
+# name or flag, hasattr / getattr, `in dir(...)`): a cheap test that spares the libcst rule all other conditions.
+_VERSION_ISH = re.compile(r"version|torch|hasattr|getattr|^dir$", re.IGNORECASE)
+
+
+def _may_test_a_version(test: ast.expr) -> bool:
+    for sub in ast.walk(test):
+        word = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
+        if word is not None and _VERSION_ISH.search(word):
+            return True
+    return False
+
+
 def is_version_guard_ast(node: ast.AST) -> bool:
     """:func:`is_version_guard` for the stdlib ``ast`` (passes that decide from the ``ast``: ``Pass.analyse``), by the
     same rule: the statement is spelled again by ``ast.unparse`` and judged by the libcst rule (without import-based
     qualified names or module-level flags, so a guard read through an alias such as ``dist`` is missed)."""
     try:
         if isinstance(node, (ast.If, ast.IfExp)):
+            if not _may_test_a_version(node.test):
+                return False
             statement = cst.parse_statement(f"if {ast.unparse(node.test)}:\n    pass\n")
         elif isinstance(node, ast.Try):
+            if not any(isinstance(child, (ast.Import, ast.ImportFrom)) for child in node.body):
+                return False  # both import-fallback rules need an import in the try body
             statement = cst.parse_statement(ast.unparse(node) + "\n")
         else:
             return False
