@@ -142,7 +142,9 @@ def parse_ruff(output: str, root: Path) -> dict[str, list[Diagnostic]]:
         path = _relative(item["filename"], root)
         location = item.get("location") or {}
         code = item.get("code") or "syntax-error"
-        found[path].append(Diagnostic("ruff", code, int(location.get("row", 0)), int(location.get("column", 0)), item.get("message", "")))
+        found[path].append(
+            Diagnostic("ruff", code, int(location.get("row", 0)), int(location.get("column", 0)), item.get("message", ""))
+        )
     return dict(found)
 
 
@@ -172,39 +174,124 @@ def _chunks(items: Sequence[str], size: int = 200) -> Iterable[Sequence[str]]:
         yield items[start : start + size]
 
 
+_FLAKE8_FILES = ("setup.cfg", "tox.ini", ".flake8")
+
+
+def has_flake8_config(root: Path) -> bool:
+    """Whether flake8, run in ``root``, reads a ``[flake8]`` section of the project's."""
+    for name in _FLAKE8_FILES:
+        path = root / name
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if re.search(r"^\[flake8\]", text, re.MULTILINE):
+                return True
+    return False
+
+
+def configured_line_length(root: Path) -> int | None:
+    """The line length the project's ruff, black or yapf configuration in ``root`` sets (the smallest when several
+    do): what its formatter and linter enforce."""
+    found = [n for n in (_ruff_line_length(root), *_black_yapf_line_lengths(root)) if n]
+    return min(found) if found else None
+
+
+def _toml_table(path: Path, *keys: str) -> dict[str, Any] | None:
+    if not path.is_file():
+        return None
+    try:
+        table: Any = tomllib.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError:
+        return None
+    for key in keys:
+        table = table.get(key) if isinstance(table, dict) else None
+    return table if isinstance(table, dict) else None
+
+
+def _positive(value: object) -> int | None:
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _ruff_line_length(root: Path) -> int | None:
+    for table in (
+        _toml_table(root / "ruff.toml"),
+        _toml_table(root / ".ruff.toml"),
+        _toml_table(root / "pyproject.toml", "tool", "ruff"),
+    ):
+        if table is not None:
+            return _positive(table.get("line-length"))
+    return None
+
+
+def _black_yapf_line_lengths(root: Path) -> list[int | None]:
+    out: list[int | None] = []
+    black = _toml_table(root / "pyproject.toml", "tool", "black")
+    if black is not None:
+        out.append(_positive(black.get("line-length")))
+    yapf = _toml_table(root / "pyproject.toml", "tool", "yapf")
+    if yapf is not None:
+        out.append(_positive(yapf.get("column_limit")))
+    for name, section in ((".style.yapf", "style"), ("setup.cfg", "yapf")):
+        path = root / name
+        if path.is_file():
+            match = re.search(
+                rf"^\[{section}\][^\[]*?^column_limit\s*=\s*(\d+)",
+                path.read_text(encoding="utf-8", errors="replace"),
+                re.MULTILINE | re.DOTALL,
+            )
+            if match:
+                out.append(int(match.group(1)))
+    return out
+
+
+def _length_option(flag: str, root: Path) -> list[str]:
+    length = configured_line_length(root)
+    return [f"{flag}={length}"] if length else []
+
+
 def run_flake8(root: Path, files: Sequence[str], notes: list[str]) -> dict[str, list[Diagnostic]] | None:
     """flake8 on ``files`` (relative to ``root``) with the project's configuration (found from ``root``); on a
-    configuration flake8 rejects, with its defaults (``--isolated``), and a note."""
+    configuration flake8 rejects, with its defaults (``--isolated``), and a note. A project with no flake8
+    configuration of its own does not run flake8 with pycodestyle's 79 columns: its line length is the one its ruff or
+    black configuration sets (:func:`configured_line_length`), which flake8 then gets (none set: flake8's default)."""
     exe = tool_path("flake8")
     if exe is None or not files:
         return None if exe is None else {}
     out: dict[str, list[Diagnostic]] = {}
+    length = [] if has_flake8_config(root) else _length_option("--max-line-length", root)
     for chunk in _chunks(files):
-        proc = _run([exe, "--format=default", "--exit-zero", *chunk], root)
+        proc = _run([exe, "--format=default", "--exit-zero", *length, *chunk], root)
         if proc.returncode != 0 or "Traceback" in proc.stderr:
             note = f"{root.parent.name}: flake8 rejected the project's configuration ({proc.stderr.strip().splitlines()[-1:]}); used its defaults"
             if note not in notes:
                 notes.append(note)
-            proc = _run([exe, "--isolated", "--format=default", "--exit-zero", *chunk], root)
+            isolated = _length_option("--max-line-length", root)
+            proc = _run([exe, "--isolated", "--format=default", "--exit-zero", *isolated, *chunk], root)
         out.update(parse_flake8(proc.stdout))
     return out
 
 
 def run_ruff(root: Path, files: Sequence[str], notes: list[str]) -> dict[str, list[Diagnostic]] | None:
     """``ruff check --select E,F,I`` on ``files``: the project's ruff settings (line length, isort sections, ignores)
-    apply, the rule families are these three."""
+    apply, the rule families are these three; where ruff's configuration sets no line length, the one black or yapf
+    is configured with. On a configuration this ruff rejects: its defaults (``--isolated``) but the project's
+    configured line length, with a note."""
     exe = tool_path("ruff")
     if exe is None or not files:
         return None if exe is None else {}
     out: dict[str, list[Diagnostic]] = {}
     base = [exe, "check", "--select", "E,F,I", "--output-format", "json", "--no-cache", "--exit-zero", "--no-fix"]
+    if _ruff_line_length(root) is None:  # ruff's 88 is not the project's limit when its black or yapf sets another
+        base += _length_option("--line-length", root)
     for chunk in _chunks(files):
         proc = _run([*base, *chunk], root)
         if proc.returncode != 0:
             note = f"{root.parent.name}: ruff rejected the project's configuration; used its defaults (--isolated)"
             if note not in notes:
                 notes.append(note)
-            proc = _run([*base, "--isolated", *chunk], root)
+            length = [] if any(a.startswith("--line-length") for a in base) else _length_option("--line-length", root)
+            proc = _run([*base, "--isolated", *length, *chunk], root)
         try:
             out.update(parse_ruff(proc.stdout, root))
         except ValueError:

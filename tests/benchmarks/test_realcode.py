@@ -93,7 +93,12 @@ def test_parse_flake8_and_ruff_outputs(tmp_path: Path) -> None:
     assert parsed["pkg/b.py"][0].code == "F401"
     ruff = json.dumps(
         [
-            {"code": "I001", "filename": str(tmp_path / "pkg" / "a.py"), "location": {"row": 1, "column": 1}, "message": "unsorted"},
+            {
+                "code": "I001",
+                "filename": str(tmp_path / "pkg" / "a.py"),
+                "location": {"row": 1, "column": 1},
+                "message": "unsorted",
+            },
             {"code": None, "filename": str(tmp_path / "c.py"), "location": {"row": 2, "column": 5}, "message": "SyntaxError"},
         ]
     )
@@ -118,6 +123,32 @@ def test_formatter_detection(tmp_path: Path) -> None:
     assert lintdiff.configured_formatters(tmp_path) == {"ruff-format": "[format] in ruff.toml"}
 
 
+def test_the_configured_line_length_is_the_projects_limit_for_flake8_without_its_own_config(tmp_path: Path) -> None:
+    """A project that configures ruff/black at 100 columns and no flake8 does not run pycodestyle at 79: the harness
+    gives flake8 the project's length; a ``[flake8]`` section of the project's own is read as it is."""
+    assert lintdiff.configured_line_length(tmp_path) is None
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n\n[tool.black]\nline-length = 100\n")
+    assert lintdiff.configured_line_length(tmp_path) == 100
+    assert not lintdiff.has_flake8_config(tmp_path)
+    (tmp_path / "setup.cfg").write_text("[metadata]\nname = x\n")
+    assert not lintdiff.has_flake8_config(tmp_path)
+    (tmp_path / "tox.ini").write_text("[tox]\n\n[flake8]\nmax-line-length = 79\n")
+    assert lintdiff.has_flake8_config(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff.lint]\nignore = ['C408']\n\n[tool.yapf]\ncolumn_limit = 120\n")
+    assert lintdiff.configured_line_length(tmp_path) == 120  # yapf's limit; ruff's table sets none
+
+
+@pytest.mark.skipif(lintdiff.tool_path("flake8") is None, reason="flake8 is not installed (the truth extra)")
+def test_flake8_runs_with_the_projects_line_length(tmp_path: Path) -> None:
+    line = "value = [" + ", ".join(str(n) for n in range(30)) + "]\n"  # 118 columns
+    (tmp_path / "a.py").write_text(line)
+    assert [d.code for d in lintdiff.run_flake8(tmp_path, ["a.py"], [])["a.py"]] == ["E501"]
+    (tmp_path / "pyproject.toml").write_text("[tool.ruff]\nline-length = 120\n")
+    assert lintdiff.run_flake8(tmp_path, ["a.py"], []).get("a.py", []) == []
+    (tmp_path / ".flake8").write_text("[flake8]\nmax-line-length = 100\n")  # its own configuration wins
+    assert [d.code for d in lintdiff.run_flake8(tmp_path, ["a.py"], [])["a.py"]] == ["E501"]
+
+
 def test_parses_knows_each_kind() -> None:
     assert realcode.parses("a.py", "x = 1\n") is True
     assert realcode.parses("a.py", "def f(:\n") is False
@@ -140,7 +171,7 @@ def test_known_release_raises_an_old_pin_to_the_oldest_known_release() -> None:
 
 # --- whole truth runs with a stand-in migrate ------------------------------------------------------------------
 
-FAKE_MIGRATE = '''
+FAKE_MIGRATE = """
 import json, os, sys
 from pathlib import Path
 
@@ -160,7 +191,7 @@ for path in sorted(Path(".").rglob("*.py")):
                   "edits": [{"line": line, "col": 1, "pass_id": "fake-pass", "message": "adds a line", "safety": "safe"}],
                   "findings": [{"line": 1, "col": 1, "pass_id": "fake-finder", "message": "look here"}], "error": None})
 report.write_text(json.dumps({"files": files, "repos": [{"from": "2.0"}]}))
-'''
+"""
 
 
 def _fake_config(tmp_path: Path, **overrides: object) -> realcode.Config:
@@ -205,8 +236,16 @@ def test_a_run_that_takes_too_long_gives_no_figures(tmp_path: Path) -> None:
 
 
 def test_lint_regressions_are_blamed_on_the_nearest_edit(tmp_path: Path) -> None:
-    pristine = _repo(tmp_path / "p", {"pyproject.toml": "[tool.ruff]\nline-length = 40\n", "m.py": "import os\n\nprint(os.sep)\n\n\nz = 3\n"})
-    migrated = _repo(tmp_path / "m", {"pyproject.toml": "[tool.ruff]\nline-length = 40\n", "m.py": "import os\n\nprint('x')\n\n\nz = 3  # an edit made this line far too long\n"})
+    pristine = _repo(
+        tmp_path / "p", {"pyproject.toml": "[tool.ruff]\nline-length = 40\n", "m.py": "import os\n\nprint(os.sep)\n\n\nz = 3\n"}
+    )
+    migrated = _repo(
+        tmp_path / "m",
+        {
+            "pyproject.toml": "[tool.ruff]\nline-length = 40\n",
+            "m.py": "import os\n\nprint('x')\n\n\nz = 3  # an edit made this line far too long\n",
+        },
+    )
     edits = {"m.py": [{"line": 3, "pass_id": "print-pass"}, {"line": 6, "pass_id": "z-pass"}]}
     notes: list[str] = []
     found, checked = realcode.lint_regressions(pristine, migrated, ["m.py"], edits, notes)
@@ -220,8 +259,20 @@ def test_lint_regressions_are_blamed_on_the_nearest_edit(tmp_path: Path) -> None
 def test_black_regressions_name_the_first_line_black_would_change(tmp_path: Path) -> None:
     config = {"pyproject.toml": "[tool.black]\nline-length = 60\n"}
     pristine = _repo(tmp_path / "p", {**config, "a.py": "x = 1\ny = f(1, 2)\n", "b.py": "z = 1\n", "c.py": "w  =  1\n"})
-    migrated = _repo(tmp_path / "m", {**config, "a.py": "x = 1\ny = f(1, 2, a_rather_long_keyword=1, another_keyword=2, third=3)\n", "b.py": "z = 2\n", "c.py": "w  =  2\n"})
-    edits = {"a.py": [{"line": 2, "pass_id": "kw-pass"}], "b.py": [{"line": 1, "pass_id": "b-pass"}], "c.py": [{"line": 1, "pass_id": "c-pass"}]}
+    migrated = _repo(
+        tmp_path / "m",
+        {
+            **config,
+            "a.py": "x = 1\ny = f(1, 2, a_rather_long_keyword=1, another_keyword=2, third=3)\n",
+            "b.py": "z = 2\n",
+            "c.py": "w  =  2\n",
+        },
+    )
+    edits = {
+        "a.py": [{"line": 2, "pass_id": "kw-pass"}],
+        "b.py": [{"line": 1, "pass_id": "b-pass"}],
+        "c.py": [{"line": 1, "pass_id": "c-pass"}],
+    }
     found, checked = realcode.lint_regressions(pristine, migrated, ["a.py", "b.py", "c.py"], edits, [])
     assert checked["formatters"] == {"black": "[tool.black] in pyproject.toml"}
     assert checked["formatted_originals"] == {"black": 2}  # c.py was not black-clean before: not checked
@@ -286,11 +337,25 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
     assert [f["pass"] for f in run["failures"] if f["class"] == "no-longer-resolves"] == ["torch-pin"]
     assert len(calls) == 2
     bench = result["bench"]
-    assert bench["funnel"] == {"py_files": 2, "trigger_word": 1, "precheck_keeps": 1, "edited": 0}  # default run: review edit held
+    assert bench["funnel"] == {
+        "py_files": 2,
+        "trigger_word": 1,
+        "precheck_keeps": 1,
+        "edited": 0,
+    }  # default run: review edit held
     assert bench["cold_s"] > 0 and bench["warm_s"] > 0 and bench["peak_rss_mb"] > 0
     table = realcode.markdown(
-        {"trees": [result], "date": "d", "machine": {"cpus": 2, "python": "3"}, "to": "2.12", "jobs": 2,
-         "command": "c", "unsafe_fixes_available": cfg.unsafe, "notes": [], "load": [0.0, 0.0]}
+        {
+            "trees": [result],
+            "date": "d",
+            "machine": {"cpus": 2, "python": "3"},
+            "to": "2.12",
+            "jobs": 2,
+            "command": "c",
+            "unsafe_fixes_available": cfg.unsafe,
+            "notes": [],
+            "load": [0.0, 0.0],
+        }
     )
     assert "| proj | 2 |" in table and "`assert-allclose` | 0 | 1 | 1 |" in table  # default: 0 edits, 1 finding; unsafe: 1 edit
     assert not (src / ".torchmigrate_cache").exists()
