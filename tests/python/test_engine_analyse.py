@@ -79,3 +79,36 @@ def test_settled_findings_keep_pass_order_next_to_other_passes() -> None:
     assert "torch.export.export(m, (x,))" in result.code
     slow = migrate_text(code, passes, precheck=False)
     assert (slow.code, slow.findings) == (result.code, result.findings)
+
+
+def _parses(text: str, pass_id: str) -> int:
+    before = engine.PARSES.count
+    migrate_text(text, [get_pass(pass_id)])
+    return engine.PARSES.count - before
+
+
+def test_call_rewriters_are_bounded_by_their_calls_on_the_ast() -> None:
+    """lr-verbose is call rewriters only: a file that imports the schedulers' module but calls none of its classes
+    with a possible `verbose` (its ``call_filter``) never reaches libcst; one that does, does."""
+    header = "import torch\nfrom torch.optim import lr_scheduler\n\n"
+    assert _parses(header + "def make(opt):\n    return lr_scheduler.StepLR(opt, 10)\n", "lr-verbose") == 0
+    assert _parses(header + "s = lr_scheduler.StepLR(opt, 10, verbose=True)\n", "lr-verbose") == 1
+    assert _parses(header + "s = lr_scheduler.StepLR(opt, 10, 0.1, -1, True)\n", "lr-verbose") == 1  # positional
+    assert _parses(header + "s = lr_scheduler.StepLR(opt, **kwargs)\n", "lr-verbose") == 0  # the rewriter leaves it
+
+
+def test_detectors_settle_files_whose_trigger_words_are_no_site() -> None:
+    sampler = "from torch.utils.data import Sampler, RandomSampler\n\n"
+    assert _parses(sampler + "class S(RandomSampler):\n    def __init__(self, d):\n        super().__init__(d)\n", "sampler-init") == 0
+    assert _parses(sampler + "class S(Sampler):\n    def __init__(self, d):\n        super().__init__()\n", "sampler-init") == 0
+    assert _parses(sampler + "class S(Sampler):\n    def __init__(self, d):\n        super().__init__(d)\n", "sampler-init") == 1
+    rank = "import argparse, os\n\nparser = argparse.ArgumentParser()\n"
+    assert _parses(rank + "local_rank = int(os.environ['LOCAL_RANK'])\n", "local-rank-argument") == 0
+    assert _parses(rank + "parser.add_argument('--local_rank', type=int)\n", "local-rank-argument") == 1
+    norm = "import torch\n\n"
+    assert _parses(norm + "def f(layer, x):\n    return layer.norm(x)\n", "torch-norm") == 0  # not visibly a tensor
+    assert _parses(norm + "def f(x: torch.Tensor):\n    return x.norm()\n", "torch-norm") == 1
+    cat = "import torch\n\n"
+    assert _parses(cat + "try:\n    y = torch.stack(xs)\nexcept RuntimeError:\n    y = None\n", "cat-error-type") == 0
+    found = migrate_text(cat + "try:\n    y = torch.cat(xs)\nexcept RuntimeError:\n    y = None\n", [get_pass("cat-error-type")])
+    assert [(f.line, f.col) for f in found.findings] == [(5, 1)]  # from the ast alone: exact, as the transformer's

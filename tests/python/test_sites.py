@@ -11,9 +11,9 @@ from torchmigrate.core.fixes import APPLY_ALL
 from torchmigrate.core.registry import all_passes
 from torchmigrate.core.results import FileResult
 from torchmigrate.python.engine import migrate_text
-from torchmigrate.python.sites import AstFile
+from torchmigrate.python.sites import AstFile, analyser_of
 
-DETECTED = [p for p in all_passes() if p.analyse is not None]
+DETECTED = [p for p in all_passes() if analyser_of(p) is not None]  # their own detectors, and call rewriters' bound
 
 
 def outcome(result: FileResult) -> tuple[object, ...]:

@@ -27,6 +27,7 @@ from torchmigrate.python.imports import AddImports, drop_unused_imports, import_
 from torchmigrate.python.precheck import ast_parse, relevant_passes
 from torchmigrate.python.reflow import reflow
 from torchmigrate.python.renames import RenameTransformer, advice_for_target
+from torchmigrate.python.sites import analyser_of
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
@@ -132,9 +133,10 @@ def _settle_from_ast(
     """Passes that decide from the stdlib ast (``Pass.analyse``): one that plans no edit is settled here, with its
     findings, and leaves ``in_play``; the plan of one that edits is kept for its libcst run."""
     for pass_ in passes:
-        if pass_.analyse is None or id(pass_) not in in_play:
+        analyse = analyser_of(pass_) if id(pass_) in in_play else None
+        if analyse is None:
             continue
-        plan = pass_.analyse(text, tree)
+        plan = analyse(text, tree)
         if plan.has_edits:
             plans[id(pass_)] = plan
         else:
@@ -303,13 +305,14 @@ def _run_libcst(
 def _now_edits(pass_: Pass, code: str, plans: dict[int, AstPlan]) -> bool:
     """Whether ``pass_``, settled on the original text (no edit), plans an edit in ``code``, the text after earlier
     passes; its plan for ``code`` is kept (under ``-id``) for its run."""
-    if pass_.analyse is None or not trigger_regex((pass_,)).search(code):
+    analyse = analyser_of(pass_)
+    if analyse is None or not trigger_regex((pass_,)).search(code):
         return False
     try:
         tree = ast_parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True  # cannot tell from the ast: let libcst decide
-    plan = pass_.analyse(code, tree)
+    plan = analyse(code, tree)
     if plan.has_edits:
         plans[-id(pass_)] = plan
     return plan.has_edits

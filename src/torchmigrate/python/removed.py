@@ -15,15 +15,18 @@ pass.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import ast
+from collections.abc import Iterator, Mapping
 from typing import Any, ClassVar
 
 import libcst as cst
 
+from torchmigrate.core.passes import Analyser
 from torchmigrate.python.helpers import chain_root, dotted_name
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
-__all__ = ["RemovedAPIs", "removed_message"]
+__all__ = ["RemovedAPIs", "removed_analyser", "removed_message"]
 
 
 def removed_message(qualname: str, removed: Mapping[str, str]) -> str | None:
@@ -89,3 +92,71 @@ class RemovedAPIs(PassTransformer):
             return False  # `import a.removed` … `a.removed.x`: reported at the import
         self.finding(node, f"{name}: {text}")  # the whole chain: the most specific entry names the replacement
         return False
+
+
+def removed_analyser(pass_id: str, removed: Mapping[str, str]) -> Analyser:
+    """``Pass.analyse`` for a pass that uses :class:`RemovedAPIs` with ``removed`` and nothing else (no ``renames``,
+    no call rewriters): its findings, exactly, from the stdlib ast (it never edits, so a file reaches libcst for it
+    only where a statement may be a version guard by the transformers' fuller rule)."""
+
+    def detect(file: AstFile) -> Iterator[Site]:
+        reported: set[str] = set()
+
+        def message(qualname: str | None) -> str | None:
+            return removed_message(qualname, removed) if qualname else None
+
+        stack: list[ast.AST] = [file.tree]
+        while stack:
+            node = stack.pop()
+            if file.is_version_guard(node):
+                continue
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    text = message(alias.name)
+                    if text is not None:
+                        yield file.finding(alias, f"import {alias.name}: {text}")
+                        if alias.asname is None:
+                            reported.add(alias.name)
+                continue
+            if isinstance(node, ast.ImportFrom):
+                if node.level or node.module is None:
+                    continue
+                if len(node.names) == 1 and node.names[0].name == "*":
+                    text = message(node.module)
+                    if text is not None:
+                        yield file.finding(node, f"from {node.module} import *: {text}")
+                    continue
+                grouped: dict[str, list[ast.alias]] = {}
+                for alias in node.names:
+                    text = message(f"{node.module}.{alias.name}")
+                    if text is not None:
+                        grouped.setdefault(text, []).append(alias)
+                for text, aliases in grouped.items():
+                    names = ", ".join(alias.name for alias in aliases)
+                    yield file.finding(aliases[0], f"from {node.module} import {names}: {text}")
+                continue
+            if isinstance(node, ast.Attribute):
+                name = file.qualname(node)
+                text = message(name)
+                if name is not None and text is not None:
+                    root = node.value
+                    while isinstance(root, ast.Attribute):
+                        root = root.value
+                    if not isinstance(root, ast.Name) or message(file.qualname(root)) is not None:
+                        continue  # not a dotted name, or bound by an import of the removed name: reported there
+                    if any(name == full or name.startswith(full + ".") for full in reported):
+                        continue  # `import a.removed` … `a.removed.x`: reported at the import
+                    yield file.finding(node, f"{name}: {text}")
+                    continue
+            stack.extend(reversed(list(_children(node))))
+
+    return analyser(pass_id, detect, exact=True)
+
+
+def _children(node: ast.AST) -> Iterator[ast.AST]:
+    """In source order, as libcst visits them (decorators before the definition)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield from node.decorator_list
+        yield from (child for child in ast.iter_child_nodes(node) if child not in node.decorator_list)
+        return
+    yield from ast.iter_child_nodes(node)

@@ -20,13 +20,13 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from torchmigrate.core.passes import Analyser
+from torchmigrate.core.passes import Analyser, Pass
 from torchmigrate.core.results import Finding
 from torchmigrate.python.guards import is_version_guard_ast
 from torchmigrate.python.names import AstNames
 from torchmigrate.python.precheck import statement_start
 
-__all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser"]
+__all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser", "analyser_of"]
 
 EDIT, FINDING = "edit", "finding"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -193,3 +193,34 @@ def analyser(pass_id: str, detect: Callable[[AstFile], Iterable[Site]], exact: b
         return SitePlan(tuple(Finding(s.line, s.col, pass_id, s.message) for s in sites), False)
 
     return analyse
+
+
+def analyser_of(pass_: Pass) -> Analyser | None:
+    """The pass's own ``analyse``, else — for a pass made of call rewriters only (no transformer, no renames) — a
+    bound from the stdlib ast: a file where no call's callee has one of the rewriters' qualified names (and passes the
+    pass's ``call_filter``) gives the rewriters nothing to look at, so the pass is settled without libcst."""
+    if pass_.analyse is not None:
+        return pass_.analyse
+    if pass_.transformer is not None or pass_.renames or not pass_.call_rewriters:
+        return None
+    found = _REWRITERS.get(pass_.id)
+    if found is None:
+        found = _REWRITERS[pass_.id] = analyser(pass_.id, _rewritten_calls(frozenset(pass_.call_rewriters), pass_.call_filter))
+    return found
+
+
+_REWRITERS: dict[str, Analyser] = {}
+
+
+def _rewritten_calls(names: frozenset[str], keep: Callable[[ast.Call], bool] | None) -> Callable[[AstFile], Iterator[Site]]:
+    def detect(file: AstFile) -> Iterator[Site]:
+        for node in file.walk():
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, (ast.Name, ast.Attribute))
+                and file.qualname(node.func) in names
+                and (keep is None or keep(node))
+            ):
+                yield file.edit(node)
+
+    return detect

@@ -28,7 +28,7 @@ Finding only: the replacements live in another package (TorchCodec) or in other 
 from __future__ import annotations
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass, Unchanged
-from torchmigrate.python.removed import RemovedAPIs
+from torchmigrate.python.removed import RemovedAPIs, removed_analyser
 
 _GONE = "removed in torchaudio 2.9"
 _BACKENDS = f"{_GONE}: there are no I/O backends any more (torchaudio.load/save use TorchCodec); drop the call"
@@ -110,3 +110,6 @@ PASS = Pass(
 @PASS.uses
 class RemovedTorchaudio(RemovedAPIs):
     REMOVED = REMOVED
+
+
+PASS.analyse = removed_analyser(PASS.id, REMOVED)

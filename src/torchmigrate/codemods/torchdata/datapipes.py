@@ -19,7 +19,7 @@ Finding only: a DataPipe graph becomes a dataset class or a `torchdata.nodes` pi
 from __future__ import annotations
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass, Unchanged
-from torchmigrate.python.removed import RemovedAPIs
+from torchmigrate.python.removed import RemovedAPIs, removed_analyser
 
 _INSTEAD = (
     "use torch.utils.data (Dataset/IterableDataset + DataLoader), torchdata.stateful_dataloader.StatefulDataLoader for "
@@ -77,3 +77,6 @@ PASS = Pass(
 @PASS.uses
 class DataPipes(RemovedAPIs):
     REMOVED = REMOVED
+
+
+PASS.analyse = removed_analyser(PASS.id, REMOVED)

@@ -26,7 +26,7 @@ Finding only: the replacement is another library or code of your own.
 from __future__ import annotations
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass, Unchanged
-from torchmigrate.python.removed import RemovedAPIs
+from torchmigrate.python.removed import RemovedAPIs, removed_analyser
 
 _WHY = "torchtext is retired (0.18, for torch 2.3, is its last release and does not load on later torch)"
 REMOVED = {
@@ -93,3 +93,6 @@ PASS = Pass(
 @PASS.uses
 class Torchtext(RemovedAPIs):
     REMOVED = REMOVED
+
+
+PASS.analyse = removed_analyser(PASS.id, REMOVED)

@@ -26,7 +26,7 @@ Finding only: TorchCodec returns frames in another layout and with other metadat
 from __future__ import annotations
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
-from torchmigrate.python.removed import RemovedAPIs
+from torchmigrate.python.removed import RemovedAPIs, removed_analyser
 
 _IO = "torchvision.io"
 _WHY = "torchvision's video I/O is deprecated since 0.22 and gone from 0.26"
@@ -92,3 +92,6 @@ PASS = Pass(
 @PASS.uses
 class VideoIO(RemovedAPIs):
     REMOVED = REMOVED
+
+
+PASS.analyse = removed_analyser(PASS.id, REMOVED)

@@ -47,12 +47,14 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.helpers import Bound, bind, dotted_name, fix_commas, make_kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 FUNCTIONS = ("torch.norm", "torch.functional.norm")
@@ -402,6 +404,59 @@ def _plan(bound: Bound, params: tuple[str, ...], first: cst.Arg, t: PassTransfor
             args.append(a if a.keyword is not None else _keyword(a, name))
     old = "torch.norm" if "input" in params else "Tensor.norm"
     return _Plan(function, args, f"{old} → {function} (the call {old} makes since 2.0)")
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A bound on the calls the transformer edits or reports: ``torch.norm(...)`` (any import form), and
+    ``x.norm(...)`` where ``x`` may be visibly a tensor by the transformer's rules (a torch constructor, a tensor
+    method or attribute of one, a name annotated ``torch.Tensor`` somewhere in the file)."""
+    annotated: set[str] | None = None
+    for node in file.walk():
+        if not isinstance(node, ast.Call) or not isinstance(node.func, (ast.Name, ast.Attribute)):
+            continue
+        func = node.func
+        if _dotted(func) and file.qualname(func) in FUNCTIONS:
+            yield file.edit(node)
+        elif isinstance(func, ast.Attribute) and func.attr == "norm":
+            if annotated is None:
+                annotated = _tensor_annotated(file)
+            if _maybe_tensor(file, func.value, annotated):
+                yield file.edit(node)
+
+
+def _dotted(node: ast.expr) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _maybe_tensor(file: AstFile, node: ast.expr, annotated: set[str]) -> bool:
+    if isinstance(node, ast.Call):
+        callee = node.func
+        if isinstance(callee, ast.Attribute) and callee.attr in TENSOR_METHODS:
+            return _maybe_tensor(file, callee.value, annotated) or (_dotted(callee) and file.qualname(callee) in TENSOR_FUNCTIONS)
+        return isinstance(callee, (ast.Name, ast.Attribute)) and _dotted(callee) and file.qualname(callee) in TENSOR_FUNCTIONS
+    if isinstance(node, ast.Attribute):
+        return node.attr in TENSOR_ATTRIBUTES and _maybe_tensor(file, node.value, annotated)
+    return isinstance(node, ast.Name) and node.id in annotated
+
+
+def _tensor_annotated(file: AstFile) -> set[str]:
+    """Names that a parameter or an annotated assignment anywhere in the file annotates with a tensor type."""
+    names: set[str] = set()
+    for node in ast.walk(file.tree):
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            target, annotation = node.arg, node.annotation
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            target, annotation = node.target.id, node.annotation
+        else:
+            continue
+        if isinstance(annotation, (ast.Name, ast.Attribute)) and file.qualname(annotation) in TENSOR_TYPES:
+            names.add(target)
+    return names
+
+
+PASS.analyse = analyser(PASS.id, detect)
 
 
 @PASS.uses

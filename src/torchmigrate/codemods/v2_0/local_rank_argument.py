@@ -29,11 +29,16 @@ ambiguous between the two spellings.
 
 from __future__ import annotations
 
+import ast
+import re
+from collections.abc import Iterator
+
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.helpers import dotted_name
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 PARSERS = frozenset({"argparse.ArgumentParser"})
@@ -160,6 +165,31 @@ class _DashedSpelled(cst.CSTVisitor):
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         if NEW in node.value:
             self.found = True
+
+
+_PLAIN_STRING = re.compile(r"""[rRuU]?(['"])[^'"\\\n]*\1\Z""")
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A bound on the calls the transformer edits or reports: ``x.add_argument(...)`` whose leading string arguments
+    spell ``--local_rank`` and not ``--local-rank`` (the file-wide ``--local-rank`` check and the parser's type are
+    the transformer's to decide)."""
+    for node in file.walk():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument":
+            spelled: list[str] = []
+            unsure = False
+            for arg in node.args:
+                if not isinstance(arg, ast.Constant) or not isinstance(arg.value, str):
+                    break
+                if not _PLAIN_STRING.match(file.source(arg)):  # `"a" "b"` is one ast string, two libcst ones
+                    unsure = True
+                    break
+                spelled.append(arg.value)
+            if (OLD in spelled and NEW not in spelled) or (unsure and "local" in file.source(node)):
+                yield file.edit(node)
+
+
+PASS.analyse = analyser(PASS.id, detect)
 
 
 @PASS.uses

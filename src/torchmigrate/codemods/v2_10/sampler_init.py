@@ -18,10 +18,14 @@ Safe: the argument was never used. `Sampler.__init__()` without it works from 2.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass
 from torchmigrate.python.helpers import with_args
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 SAMPLER = frozenset({"torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler"})
@@ -112,6 +116,39 @@ PASS = Pass(
 
 def _is_init(func: cst.BaseExpression) -> bool:
     return isinstance(func, cst.Attribute) and func.attr.value == "__init__"
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A tight bound on the calls the transformer edits (it has no findings): ``super().__init__(x)`` or
+    ``Sampler.__init__(self, x)`` with one argument to drop, in a class whose innermost enclosing class subclasses
+    ``Sampler`` directly; version-guarded code skipped, as the transformer does."""
+    stack: list[tuple[ast.AST, bool]] = [(file.tree, False)]
+    while stack:
+        node, sampler = stack.pop()
+        if file.is_version_guard(node):
+            continue
+        if isinstance(node, ast.ClassDef):
+            inner = any(file.qualname(base) in SAMPLER for base in node.bases)
+            header = [*node.decorator_list, *node.bases, *node.keywords]
+            children = [(child, sampler or inner) for child in header] + [(child, inner) for child in node.body]
+        else:
+            if sampler and isinstance(node, ast.Call) and _may_edit(file, node):
+                yield file.edit(node)
+            children = [(child, sampler) for child in ast.iter_child_nodes(node)]
+        stack.extend(reversed(children))
+
+
+def _may_edit(file: AstFile, call: ast.Call) -> bool:
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr != "__init__":
+        return False
+    owner = func.value
+    is_super = isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super"
+    explicit = not is_super and file.qualname(owner) in SAMPLER
+    return (is_super or explicit) and len(call.args) + len(call.keywords) == (2 if explicit else 1)
+
+
+PASS.analyse = analyser(PASS.id, detect)
 
 
 @PASS.uses

@@ -23,10 +23,14 @@ should still fail), or calling the skipped code through a wrapper function that 
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.helpers import kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 PASS = Pass(
@@ -97,6 +101,64 @@ def _names_compile_disable(node: cst.BaseExpression | None) -> bool:
     return isinstance(node, cst.SimpleString) and node.evaluated_value == "TORCH_COMPILE_DISABLE"
 
 
+def _message(why: str) -> str:
+    return (
+        f"torch.compile(fullgraph=True) may run no compiled code here ({why}): 2.12 warns and 2.13 raises "
+        "'found no compiled frames'; use fullgraph=False (error_on_graph_break=True keeps graph breaks "
+        "fatal) or compile a wrapper that Dynamo can trace"
+    )
+
+
+def _ast_true(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def _ast_names_compile_disable(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "TORCH_COMPILE_DISABLE"
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """The transformer's findings, exactly, from the stdlib ast: each ``torch.compile(..., fullgraph=True)`` when the
+    file also disables Dynamo or defines a dispatch mode. A reason inside a statement that may be a version guard by
+    the fuller rule sends the file to libcst (the transformer may not see it)."""
+    reasons: list[str] = []
+    sites: list[ast.Call] = []
+    unsure: ast.AST | None = None
+    for node in file.walk():
+        found: str | None = None
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and file.qualname(target) == "torch._dynamo.config.disable" and _ast_true(node.value):
+                    reasons.append(found := "torch._dynamo.config.disable = True")
+                if (
+                    isinstance(target, ast.Subscript)
+                    and file.qualname(target.value) == "os.environ"
+                    and _ast_names_compile_disable(target.slice)
+                ):
+                    reasons.append(found := "TORCH_COMPILE_DISABLE is set")
+        elif isinstance(node, ast.ClassDef):
+            if any(file.qualname(base) in _DISPATCH_MODES for base in node.bases):
+                reasons.append(found := f"the TorchDispatchMode {node.name} (Dynamo skips frames while it is active)")
+        elif isinstance(node, ast.Call):
+            name = file.qualname(node.func)
+            first = node.args[0] if node.args else node.keywords[0].value if node.keywords else None
+            if name in ("os.environ.setdefault", "os.putenv") and _ast_names_compile_disable(first):
+                reasons.append(found := "TORCH_COMPILE_DISABLE is set")
+            if name == "torch.compile" and any(k.arg == "fullgraph" and _ast_true(k.value) for k in node.keywords):
+                sites.append(node)
+        if found is not None and unsure is None and file.in_uncertain(node.lineno):  # type: ignore[attr-defined]
+            unsure = node
+    if reasons and sites:
+        if unsure is not None:
+            yield file.edit(unsure)
+        why = "; ".join(dict.fromkeys(reasons))
+        for site in sites:
+            yield file.finding(site, _message(why))
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)
+
+
 @PASS.uses
 class FullgraphNoCompiledFrames(PassTransformer):
     def visit_Module(self, node: cst.Module) -> bool:
@@ -131,10 +193,5 @@ class FullgraphNoCompiledFrames(PassTransformer):
         if self._reasons:
             why = "; ".join(dict.fromkeys(self._reasons))
             for site in self._sites:
-                self.finding(
-                    site,
-                    f"torch.compile(fullgraph=True) may run no compiled code here ({why}): 2.12 warns and 2.13 raises "
-                    "'found no compiled frames'; use fullgraph=False (error_on_graph_break=True keeps graph breaks "
-                    "fatal) or compile a wrapper that Dynamo can trace",
-                )
+                self.finding(site, _message(why))
         return super().leave_Module(original_node, updated_node)

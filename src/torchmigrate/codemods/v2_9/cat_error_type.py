@@ -19,11 +19,14 @@ Finding only: add `ValueError` (and `IndexError`) to the handler if it is meant 
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 
 import libcst as cst
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 _EMPTY = cst.Module(body=[])
@@ -96,6 +99,41 @@ class _Cats(cst.CSTVisitor):
         return False
 
 
+MESSAGE = (
+    "since 2.9 torch.cat raises ValueError for an empty list and IndexError for a bad dim (RuntimeError "
+    "before): this handler no longer catches them; add ValueError/IndexError if it should"
+)
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """The handlers the transformer reports, found with the stdlib ast (its findings, exactly)."""
+    for node in file.walk():
+        if not isinstance(node, ast.Try):
+            continue
+        names = [set(_WORD.findall(file.source(h.type))) if h.type is not None else {"*"} for h in node.handlers]
+        if set().union(*names) & (_COVERS | {"*"}):
+            continue
+        runtime = next((h for h, caught in zip(node.handlers, names, strict=True) if "RuntimeError" in caught), None)
+        if runtime is not None and any(_calls_cat(file, statement) for statement in node.body):
+            yield file.finding(runtime, MESSAGE)
+
+
+def _calls_cat(file: AstFile, root: ast.AST) -> bool:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and file.qualname(node.func) in CAT:
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # a nested definition (its decorators too) does not run in the try body
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)
+
+
 @PASS.uses
 class CatErrorType(PassTransformer):
     def visit_Try(self, node: cst.Try) -> None:
@@ -108,8 +146,4 @@ class CatErrorType(PassTransformer):
         cats = _Cats(self)
         node.body.visit(cats)
         if cats.found:
-            self.finding(
-                runtime,
-                "since 2.9 torch.cat raises ValueError for an empty list and IndexError for a bad dim (RuntimeError "
-                "before): this handler no longer catches them; add ValueError/IndexError if it should",
-            )
+            self.finding(runtime, MESSAGE)
