@@ -350,8 +350,15 @@ def _anchored(pass_: Pass, targets: frozenset[str]) -> bool:
     """Every reference to one of ``targets`` spells a trigger word, in an import or at the use: each target has a
     component that contains one. Then a reference lies in a statement that holds a trigger word (walked), or goes
     through an import binding that spells it (see :func:`_binds_a_prefix`): other statements need no walk."""
-    plain = [t for t in pass_.triggers if "." not in t]
-    return all(any(t in part for t in plain for part in target.split(".")) for target in targets)
+    key = (pass_.id, tuple(pass_.triggers), targets)
+    found = _ANCHORED.get(key)
+    if found is None:
+        plain = [t for t in pass_.triggers if "." not in t]
+        found = _ANCHORED[key] = all(any(t in part for t in plain for part in target.split(".")) for target in targets)
+    return found
+
+
+_ANCHORED: dict[tuple[str, tuple[str, ...], frozenset[str]], bool] = {}  # per pass: its answer never changes
 
 
 def _binds_a_prefix(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:

@@ -148,8 +148,18 @@ class AstFile:
         return any(first <= line <= last for first, last in self.uncertain_lines)
 
     def walk(self, root: ast.AST | None = None) -> Iterator[ast.AST]:
-        """Every node in source order (pre-order), skipping version-guarded code whole, as transformers do."""
-        stack: list[ast.AST] = [root if root is not None else self.tree]
+        """Every node in source order (pre-order), skipping version-guarded code whole, as transformers do. The walk of
+        the whole file is made once and shared by the passes' detectors."""
+        if root is None:
+            return iter(self._walked)
+        return self._walk(root)
+
+    @cached_property
+    def _walked(self) -> list[ast.AST]:
+        return list(self._walk(self.tree))
+
+    def _walk(self, root: ast.AST) -> Iterator[ast.AST]:
+        stack: list[ast.AST] = [root]
         while stack:
             node = stack.pop()
             if self.is_version_guard(node):

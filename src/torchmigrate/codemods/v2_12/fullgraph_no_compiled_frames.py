@@ -24,6 +24,7 @@ should still fail), or calling the skipped code through a wrapper function that 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 
 import libcst as cst
@@ -109,6 +110,9 @@ def _message(why: str) -> str:
     )
 
 
+_FULLGRAPH_TRUE = re.compile(r"\bfullgraph\s*=\s*True\b")
+
+
 def _ast_true(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is True
 
@@ -121,6 +125,8 @@ def detect(file: AstFile) -> Iterator[Site]:
     """The transformer's findings, exactly, from the stdlib ast: each ``torch.compile(..., fullgraph=True)`` when the
     file also disables Dynamo or defines a dispatch mode. A reason inside a statement that may be a version guard by
     the fuller rule sends the file to libcst (the transformer may not see it)."""
+    if not _FULLGRAPH_TRUE.search(file.text):
+        return  # no `torch.compile(..., fullgraph=True)` can be spelled: no site
     reasons: list[str] = []
     sites: list[ast.Call] = []
     unsure: ast.AST | None = None

@@ -106,8 +106,14 @@ MESSAGE = (
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
+# an `except` clause that may name RuntimeError (on its line, after a line continuation, or in a bracketed tuple)
+_HANDLER = re.compile(r"\bexcept\b(?:[^\n]|\\\n)*\bRuntimeError\b|\bexcept\s*\(")
+
+
 def detect(file: AstFile) -> Iterator[Site]:
     """The handlers the transformer reports, found with the stdlib ast (its findings, exactly)."""
+    if not _HANDLER.search(file.text):
+        return  # no `except` clause names RuntimeError
     for node in file.walk():
         if not isinstance(node, ast.Try):
             continue
