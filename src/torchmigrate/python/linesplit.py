@@ -834,7 +834,7 @@ def _classify(leaves: list[_Leaf], import_from: bool) -> None:
                     frame["target"] = False
                 else:
                     leaf.role = "cmp_in"
-            elif value == "if":
+            elif value == "if" and index > 0:  # not the statement's own `if`
                 leaf.role = "comp_if" if frame["for"] else "ternary"
             elif value == "else":
                 leaf.role = "ternary"

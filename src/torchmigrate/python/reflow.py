@@ -1,17 +1,22 @@
-"""Edited lines stay within the project's line length, split the way black splits them.
+"""Edited lines stay within the project's line length, laid out the way black (and ruff format) lays them out.
 
 After the passes ran, each statement whose text they changed is looked at again:
 
-- a line longer than the limit (that the edit made so) is split at the last call on it, as black's right-hand split
-  does: first ``f(`` / the arguments on one indented line / ``)``; if they do not fit, one argument per line with a
-  trailing comma; a single argument that is itself a call is split the same way, one level deeper. A call already
-  split with its arguments on one line under it (``f(\\n    a, b\\n)``) whose line grew too long gets one argument
-  per line;
-- with a formatter that joins lines (black, ruff format), a statement that the edit made short enough to fit on one
-  line is joined, as the formatter would (never one with a comment or a magic trailing comma inside).
+- a simple statement or an ``if`` / ``elif`` / ``while`` condition the edit made too long is laid out by
+  :mod:`torchmigrate.python.linesplit`, a model of black's line splitting (the right-hand split, the optional
+  parentheses, the delimiter split, one item per line with the magic trailing comma), recursively;
+- with a formatter that joins lines (black, ruff format), an edited statement over several lines is laid out again
+  the same way: joined when it now fits, split black's way when it does not — but only where the statement the edit
+  changed was itself laid out as the model lays it out (else the file follows rules the model does not know, and the
+  older rules below apply);
+- where the model refuses (a comment in the statement, a multi-line string, a layout ruff format chooses otherwise
+  than black, a ``with`` header), the older rules: a one-line call split at its last call (``f(`` / the arguments on
+  one indented line / ``)``, else one per line with a trailing comma), a call written ``f(\n    a, b\n)`` whose line
+  grew too long gets one argument per line, and with a formatter a statement that fits is joined (never one with a
+  comment or a magic trailing comma inside). Without a formatter, a statement the project split over lines keeps its
+  layout where the older rules can fix the long line, and the model's layout is taken only when every line fits.
 
-Only statement lines that hold nothing but the call (``f(...)``, ``x = f(...)``, ``return f(...)``…) and no comment
-are split: anything else keeps its long line rather than get a layout the formatter would not produce.
+Anything else keeps its long line rather than get a layout the formatter would not produce.
 """
 
 from __future__ import annotations
