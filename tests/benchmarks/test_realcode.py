@@ -285,9 +285,9 @@ def test_black_regressions_name_the_first_line_black_would_change(tmp_path: Path
 
 @pytest.mark.skipif(realcode.tool_path("migrate") is None, reason="the migrate command is not installed")
 def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
-    """An ``assert_allclose`` line that the rewrite makes longer than flake8's default line length, in a project that
-    configures no line length the tool could keep to: a lint regression, blamed on assert-allclose. (Where the project
-    configures one, the edit is wrapped: ``test_a_configured_line_length_is_kept``.)"""
+    """An ``assert_allclose`` line that the rewrite makes longer than flake8's default line length (which the tool
+    keeps to when a project configures none), and that the tool cannot wrap (a trailing comment: black would move it):
+    a lint regression, blamed on assert-allclose. (A line it can wrap is wrapped: ``test_a_configured_line_length_is_kept``.)"""
     src = _repo(
         tmp_path / "proj",
         {
@@ -302,7 +302,7 @@ def test_real_migrate_on_a_small_repository(tmp_path: Path) -> None:
 
 
                 def check(a, b):
-                    torch.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)
+                    torch.testing.assert_allclose(a, b, rtol=1e-3, atol=1e-5)  # tolerances
                 """,
             "other.py": "x = 1\n",
         },

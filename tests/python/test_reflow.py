@@ -146,3 +146,205 @@ def test_a_conditional_expression_is_split_in_parentheses_of_its_own() -> None:
         "        else None\n"
         "    )\n"
     )
+
+
+# --- the layout model (python/linesplit) against the formatters' own output ----------------------------------------
+
+import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import textwrap  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from torchmigrate.python.linesplit import split_statement  # noqa: E402
+
+# (statement, its column, line length, formatter, the lines black and ruff format print; None: the model refuses)
+SPLITS = [
+    # a binary operator between two calls: black splits at the last bracket that leaves a first line that fits
+    (
+        "ratio = torch.linalg.vector_norm(left - right) / torch.linalg.vector_norm(left)",
+        8, 72, "ruff",
+        ["ratio = torch.linalg.vector_norm(", "    left - right", ") / torch.linalg.vector_norm(left)"],
+    ),
+    # the last bracket is a parenthesized sum: its content on a line of its own
+    (
+        "scaled = value / (torch.linalg.vector_norm(value, dim=-1, keepdim=True) + eps)",
+        8, 76, "ruff",
+        ["scaled = value / (", "    torch.linalg.vector_norm(value, dim=-1, keepdim=True) + eps", ")"],
+    ),
+    # a method chain: the optional parentheses, one call per line
+    (
+        "weights = torch.cat([first, second, third, fourth], dim=1).permute(1, 0).detach()",
+        8, 80, "black",
+        ["weights = (", "    torch.cat([first, second, third, fourth], dim=1)", "    .permute(1, 0)", "    .detach()", ")"],
+    ),
+    # a statement that fits once the edit shortened it is joined
+    ("weights = torch.cat(\n    [first, second], dim=1\n).detach()", 8, 80, "ruff", ["weights = torch.cat([first, second], dim=1).detach()"]),
+    # a line of a condition split over lines: split again at its comparison
+    (
+        "if (\n    shard is None\n    or shard.untyped_storage().data_ptr() != buffer.untyped_storage().data_ptr()\n):",
+        16, 90, "ruff",
+        ["if (", "    shard is None", "    or shard.untyped_storage().data_ptr()", "    != buffer.untyped_storage().data_ptr()", "):"],
+    ),
+    # an elif condition gets the optional parentheses
+    (
+        "elif torch.linalg.vector_norm(left - right) > tolerance and not torch.is_grad_enabled():",
+        8, 72, "black",
+        ["elif (", "    torch.linalg.vector_norm(left - right) > tolerance", "    and not torch.is_grad_enabled()", "):"],
+    ),
+    # a from-import always explodes, one name per line with a trailing comma
+    (
+        "from torch.distributed.checkpoint.default_planner import DefaultLoadPlanner, DefaultSavePlanner",
+        0, 88, "ruff",
+        ["from torch.distributed.checkpoint.default_planner import (", "    DefaultLoadPlanner,", "    DefaultSavePlanner,", ")"],
+    ),
+    # a trailer after the call stays on the closing line
+    (
+        "self.backbone = models.vgg19(weights=models.VGG19_Weights.IMAGENET1K_V1).features",
+        8, 79, None,
+        ["self.backbone = models.vgg19(", "    weights=models.VGG19_Weights.IMAGENET1K_V1", ").features"],
+    ),
+    # return of a tuple, an augmented assignment
+    (
+        "return torch.linalg.vector_norm(left - right), torch.linalg.vector_norm(left)",
+        4, 60, "black",
+        ["return torch.linalg.vector_norm(", "    left - right", "), torch.linalg.vector_norm(left)"],
+    ),
+    (
+        "total += torch.linalg.vector_norm(left - right, dim=-1) * weight_for_this_term",
+        8, 70, "ruff",
+        ["total += (", "    torch.linalg.vector_norm(left - right, dim=-1)", "    * weight_for_this_term", ")"],
+    ),
+    # a magic trailing comma keeps its split
+    ("run(\n    first,\n    second,\n)", 4, 88, "black", ["run(", "    first,", "    second,", ")"]),
+    # a conditional expression (black parenthesizes it; ruff lays some out otherwise: refused)
+    (
+        "scale = torch.linalg.vector_norm(x) if normalise_the_input else torch.ones_like(x)",
+        4, 60, "black",
+        ["scale = (", "    torch.linalg.vector_norm(x)", "    if normalise_the_input", "    else torch.ones_like(x)", ")"],
+    ),
+    ("scale = torch.linalg.vector_norm(x) if normalise_the_input else torch.ones_like(x)", 4, 60, "ruff", None),
+    # an assert with a message: black and ruff disagree; black's layout, ruff's refused
+    (
+        'assert value.dim() == 2, "expected a batch of two-dimensional samples here"',
+        4, 60, "black",
+        ["assert (", "    value.dim() == 2", '), "expected a batch of two-dimensional samples here"'],
+    ),
+    ('assert value.dim() == 2, "expected a batch of two-dimensional samples here"', 4, 60, "ruff", None),
+    # black adds a trailing comma after *args only for the target versions it infers: refused
+    ("result = some_function_name(first_argument, second_argument, *more_arguments_here)", 4, 60, "black", None),
+    (
+        "result = some_function_name(first_argument, second_argument, *more_arguments_here)",
+        4, 60, "ruff",
+        ["result = some_function_name(", "    first_argument,", "    second_argument,", "    *more_arguments_here,", ")"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "indent", "length", "formatter", "expected"), SPLITS)
+def test_a_statement_is_laid_out_as_the_formatter_lays_it_out(
+    text: str, indent: int, length: int, formatter: str | None, expected: list[str] | None
+) -> None:
+    assert split_statement(text, indent, length, formatter) == expected
+    if expected is not None:  # the layout is stable
+        assert split_statement("\n".join(expected), indent, length, formatter) == expected
+
+
+def _in_blocks(lines: list[str], indent: int) -> str:
+    """The statement at its column, inside enough `if` blocks to get there (an `if`/`elif` header gets a body)."""
+    text = "\n".join(lines)
+    if text.startswith("elif"):
+        text = "if x:\n    pass\n" + text + "\n    pass"
+    elif text.startswith("if"):
+        text += "\n    pass"
+    for _ in range(indent // 4):
+        text = "if x:\n" + textwrap.indent(text, "    ")
+    return text + "\n"
+
+
+def _format(formatter: str, code: str, length: int) -> str:
+    if formatter == "black":
+        black = pytest.importorskip("black")
+        return str(black.format_str(code, mode=black.Mode(line_length=length)))
+    exe = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
+    if not Path(exe).exists():
+        pytest.skip("ruff is not installed")
+    proc = subprocess.run([exe, "format", "--isolated", "--line-length", str(length), "-"], input=code, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+@pytest.mark.parametrize(("text", "indent", "length", "formatter", "expected"), [s for s in SPLITS if s[4] is not None])
+def test_the_expected_layouts_are_the_formatters_own(
+    text: str, indent: int, length: int, formatter: str | None, expected: list[str]
+) -> None:
+    """Each expectation above is what black (and ruff format, unless the case is black's only) prints."""
+    code = _in_blocks(expected, indent)
+    for tool in ("black", "ruff") if formatter is None else (formatter,):
+        assert _format(tool, code, length) == code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "y = f(aaaa, bbbb)  # a comment black would move",
+        "y = f(\n    aaaa,  # a comment inside\n    bbbb,\n)",
+        'y = f("""a\nmulti-line string""", bbbb)',
+        "y = z = f(aaaa, bbbb, cccc, dddd)",
+        "y = f(aaaa, \\\n    bbbb)",
+        '"""a docstring"""',
+    ],
+)
+def test_what_the_model_cannot_be_sure_of_is_refused(text: str) -> None:
+    assert split_statement(text, 0, 10, "black") is None
+
+
+def test_an_edited_binary_expression_is_split_as_ruff_format_splits_it() -> None:
+    body = "    loss = torch.norm(y_M - y_hat_M, p='fro') / torch.norm(y_M, p='fro')\n"
+    out = migrate(body, Layout(72, "ruff"), ("torch-norm",))
+    assert out == "    loss = torch.linalg.vector_norm(\n        y_M - y_hat_M\n    ) / torch.linalg.vector_norm(y_M)\n"
+
+
+def test_a_statement_the_edit_shortened_is_laid_out_again() -> None:
+    head = "import torch\nfrom torch.autograd import Variable\n\n\ndef f(a, b, c, d):\n"
+    body = (
+        "    kernels = Variable(\n"
+        "        torch.cat([a, b, c, d], dim=1).permute(1, 0),\n"
+        "        requires_grad=False,\n"
+        "    )\n"
+    )
+    passes = make_options("2.13", select=["autograd-variable"]).passes()
+    out = migrate_text(head + body, passes, layout=Layout(60, "ruff")).code
+    assert out.endswith(
+        "    kernels = (\n        torch.cat([a, b, c, d], dim=1)\n        .permute(1, 0)\n        .detach()\n    )\n"
+    )
+    wide = migrate_text(head + body, passes, layout=Layout(88, "ruff")).code
+    assert wide.endswith("    kernels = torch.cat([a, b, c, d], dim=1).permute(1, 0).detach()\n")
+
+
+def test_a_line_of_a_multi_line_condition_is_split_within_it() -> None:
+    body = (
+        "    if (\n"
+        "        shard is None\n"
+        "        or shard.storage().data_ptr() != grad_buffer.storage().data_ptr()\n"
+        "    ):\n"
+        "        return 1\n"
+    )
+    out = migrate(body, Layout(76, "ruff"), ("tensor-storage",))
+    assert out == (
+        "    if (\n"
+        "        shard is None\n"
+        "        or shard.untyped_storage().data_ptr()\n"
+        "        != grad_buffer.untyped_storage().data_ptr()\n"
+        "    ):\n"
+        "        return 1\n"
+    )
+
+
+def test_a_call_with_a_trailer_is_split_before_the_trailer_without_a_formatter() -> None:
+    head = "from torchvision import models\n\n\nclass Net:\n    def __init__(self):\n"
+    line = "        self.vgg = models.vgg19(pretrained=True).features\n"
+    passes = make_options("2.13", select=["torchvision-pretrained"]).passes()
+    out = migrate_text(head + line, passes, layout=Layout(79, None)).code
+    assert out.endswith("        self.vgg = models.vgg19(\n            weights=models.VGG19_Weights.IMAGENET1K_V1\n        ).features\n")
+

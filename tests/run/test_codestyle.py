@@ -22,7 +22,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 @pytest.mark.parametrize(
     ("files", "expected"),
     [
-        ({}, Layout()),
+        ({}, Layout(79, None)),  # nothing configured: what flake8 checks by default
         ({"pyproject.toml": "[tool.black]\nline-length = 120\n"}, Layout(120, "black")),
         ({"pyproject.toml": "[tool.black]\n"}, Layout(88, "black")),
         ({"pyproject.toml": "[tool.ruff]\nline-length = 100\n"}, Layout(100, None)),
@@ -38,7 +38,7 @@ def write(root: Path, files: dict[str, str]) -> None:
             Layout(100, "black"),
         ),
         ({".pre-commit-config.yaml": "repos:\n- repo: r\n  hooks:\n  - id: ruff\n  - id: ruff-format\n"}, Layout(88, "ruff")),
-        ({"pyproject.toml": "[project]\nname = 'x'\n"}, Layout()),
+        ({"pyproject.toml": "[project]\nname = 'x'\n"}, Layout(79, None)),
     ],
 )
 def test_the_layout_comes_from_the_projects_configuration(tmp_path: Path, files: dict[str, str], expected: Layout) -> None:

@@ -298,6 +298,7 @@ def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_pass_that_raises_leaves_its_file_untouched_and_the_rest_migrated(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with_passes(monkeypatch, crashing_pass())
     crash = LEGACY + "torch.explode()\n"
+    (cwd / ".flake8").write_text("[flake8]\nmax-line-length = 120\n")  # the migrated line is not split at 79
     (cwd / "a.py").write_text(LEGACY)
     (cwd / "b.py").write_text(crash)
     (cwd / "c.py").write_text(LEGACY)

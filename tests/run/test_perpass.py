@@ -41,7 +41,8 @@ def repo(tmp_path: Path) -> Path:
     path = tmp_path / "repo"
     cli.write_tree(
         path,
-        {"requirements.txt": "torch>=2.7\n", "src/a.py": LEGACY, "src/b.py": TRAINING, "tests/test_c.py": CLOSE, "d.py": FINDING},
+        # a configured line length the migrated lines keep within (nothing configured: 79, and they would be split)
+        {".flake8": "[flake8]\nmax-line-length = 120\n", "requirements.txt": "torch>=2.7\n", "src/a.py": LEGACY, "src/b.py": TRAINING, "tests/test_c.py": CLOSE, "d.py": FINDING},
     )
     git(path, "init", "-q", "-b", "main")
     git(path, "config", "user.email", "dev@example.com")

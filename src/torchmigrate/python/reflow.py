@@ -1,23 +1,29 @@
-"""Edited lines stay within the project's line length, split the way black splits them.
+"""Edited lines stay within the project's line length, laid out the way black (and ruff format) lays them out.
 
 After the passes ran, each statement whose text they changed is looked at again:
 
-- a line longer than the limit (that the edit made so) is split at the last call on it, as black's right-hand split
-  does: first ``f(`` / the arguments on one indented line / ``)``; if they do not fit, one argument per line with a
-  trailing comma; a single argument that is itself a call is split the same way, one level deeper. A call already
-  split with its arguments on one line under it (``f(\\n    a, b\\n)``) whose line grew too long gets one argument
-  per line;
-- with a formatter that joins lines (black, ruff format), a statement that the edit made short enough to fit on one
-  line is joined, as the formatter would (never one with a comment or a magic trailing comma inside).
+- a simple statement or an ``if`` / ``elif`` / ``while`` condition the edit made too long is laid out by
+  :mod:`torchmigrate.python.linesplit`, a model of black's line splitting (the right-hand split, the optional
+  parentheses, the delimiter split, one item per line with the magic trailing comma), recursively;
+- with a formatter that joins lines (black, ruff format), an edited statement over several lines is laid out again
+  the same way: joined when it now fits, split black's way when it does not — but only where the statement the edit
+  changed was itself laid out as the model lays it out (else the file follows rules the model does not know, and the
+  older rules below apply);
+- where the model refuses (a comment in the statement, a multi-line string, a layout ruff format chooses otherwise
+  than black, a ``with`` header), the older rules: a one-line call split at its last call (``f(`` / the arguments on
+  one indented line / ``)``, else one per line with a trailing comma), a call written ``f(\n    a, b\n)`` whose line
+  grew too long gets one argument per line, and with a formatter a statement that fits is joined (never one with a
+  comment or a magic trailing comma inside). Without a formatter, a statement the project split over lines keeps its
+  layout where the older rules can fix the long line, and the model's layout is taken only when every line fits.
 
-Only statement lines that hold nothing but the call (``f(...)``, ``x = f(...)``, ``return f(...)``…) and no comment
-are split: anything else keeps its long line rather than get a layout the formatter would not produce.
+Anything else keeps its long line rather than get a layout the formatter would not produce.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+import tokenize
 from collections.abc import Iterable
 
 import libcst as cst
@@ -26,6 +32,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from torchmigrate.core.registry import Layout
 from torchmigrate.core.text import split_lines
 from torchmigrate.python.helpers import dotted_name
+from torchmigrate.python.linesplit import split_statement
 
 __all__ = ["reflow"]
 
@@ -39,7 +46,8 @@ def reflow(module: cst.Module, old_text: str, layout: Layout) -> cst.Module:
     if not limit or "\t" in module.default_indent:
         return module
     new_text = module.code
-    changed = _changed_lines(old_text, new_text)
+    old_lines, opcodes = _diff(old_text, new_text)
+    changed = _changed_lines(opcodes)
     if not changed:
         return module
     lines = split_lines(new_text)
@@ -49,20 +57,32 @@ def reflow(module: cst.Module, old_text: str, layout: Layout) -> cst.Module:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     replacements: dict[int, _Statement] = {}
-    for statement in _statements(wrapper.module):
+    elifs: set[int] = set()
+    for statement in _statements(wrapper.module, elifs):
         where = positions.get(statement)
         if where is None:
             continue
         first = where.start.line
-        last = first + len(_lines(statement)) - 1  # a `with` statement: its header only
+        last = first + len(_lines(statement)) - 1  # a compound statement: its header only
         if not any(first <= n <= last for n in changed):
             continue
         indent = len(lines[first - 1]) - len(lines[first - 1].lstrip(" "))
+        is_long = any(first <= n <= last for n in long)
         new: _Statement | None = None
-        if any(first <= n <= last for n in long):
-            new = _split(statement, indent, limit)
-        elif layout.formatter is not None and last > first and isinstance(statement, cst.SimpleStatementLine):
-            new = _joined(statement, indent, limit)
+        old = statement if isinstance(statement, (cst.SimpleStatementLine, cst.With)) else None
+        if is_long or (layout.formatter is not None and last > first):
+            if layout.formatter is None and last > first and old is not None:
+                new = _split(old, indent, limit)  # the project's own layout, changed where it grew long
+            if new is None:
+                found = _black(statement, id(statement) in elifs, indent, layout, (old_lines, opcodes, first))
+                if found is _KEEP:
+                    continue
+                new = found
+        if new is None and old is not None:
+            if is_long:
+                new = _split(old, indent, limit)
+            elif layout.formatter is not None and last > first and isinstance(old, cst.SimpleStatementLine):
+                new = _joined(old, indent, limit)
         if new is not None:
             replacements[id(statement)] = new
     if not replacements:
@@ -70,33 +90,151 @@ def reflow(module: cst.Module, old_text: str, layout: Layout) -> cst.Module:
     return wrapper.module.visit(_Replace(replacements))
 
 
+_KEEP = cst.SimpleStatementLine(body=[cst.Pass()])  # the formatter keeps the statement as it is
+
+
+def _black(
+    statement: _Statement, elif_: bool, indent: int, layout: Layout, origin: tuple[list[str], list[_Opcode], int]
+) -> _Statement | None:
+    """``statement`` laid out as black (ruff format) lays it out (:mod:`torchmigrate.python.linesplit`), ``_KEEP``
+    when that is how it is already, or ``None`` when the model refuses it. With a formatter, the statement the edit
+    changed must be one the model lays out exactly as the file has it (else its layout is one the model does not know);
+    without one, the new layout must fit."""
+    if isinstance(statement, cst.With):
+        return None
+    limit = layout.line_length
+    assert limit is not None
+    text = "\n".join(_lines(statement))
+    if elif_:
+        text = "el" + text
+    out = split_statement(text, indent, limit, layout.formatter)
+    if out is None or split_statement("\n".join(out), indent, limit, layout.formatter) != out:
+        return None
+    if layout.formatter is None and any(indent + len(line) > limit for line in out):
+        return None
+    single = len(text.splitlines()) == 1
+    if layout.formatter is not None and not _formatted_before(origin, limit, layout.formatter, single=single):
+        return None
+    if out == text.splitlines():
+        return _KEEP
+    code = "\n".join(out) + "\n"
+    try:
+        if isinstance(statement, cst.SimpleStatementLine):
+            parsed = cst.parse_statement(code)
+            if not isinstance(parsed, cst.SimpleStatementLine):
+                return None
+            return parsed.with_changes(leading_lines=statement.leading_lines, trailing_whitespace=statement.trailing_whitespace)
+        header = cst.parse_statement((code[2:] if elif_ else code) + "    pass\n")
+    except cst.ParserSyntaxError:
+        return None
+    if isinstance(statement, (cst.If, cst.While)) and type(header) is type(statement):
+        return _with_header(statement, header)
+    return None
+
+
+def _with_header(statement: cst.If | cst.While, header: cst.CSTNode) -> cst.If | cst.While:
+    """``statement`` with the test (and the spaces around it) of ``header``, a statement of its kind."""
+    if isinstance(statement, cst.If) and isinstance(header, cst.If):
+        return statement.with_changes(
+            test=header.test,
+            whitespace_before_test=header.whitespace_before_test,
+            whitespace_after_test=header.whitespace_after_test,
+        )
+    assert isinstance(statement, cst.While) and isinstance(header, cst.While)
+    return statement.with_changes(
+        test=header.test,
+        whitespace_after_while=header.whitespace_after_while,
+        whitespace_before_colon=header.whitespace_before_colon,
+    )
+
+
+def _formatted_before(origin: tuple[list[str], list[_Opcode], int], limit: int, formatter: str, single: bool) -> bool:
+    """Whether the statement the edit changed (found through the diff) is laid out in the original as the model lays it
+    out; a statement on one line whose origin the diff does not tell (inserted) is taken as it is."""
+    old_lines, opcodes, first = origin
+    at = _origin(opcodes, first - 1)
+    if at is None:
+        return single
+    found = _old_statement(old_lines, at)
+    if found is None:
+        return False
+    text, indent, expected = found
+    return split_statement(text, indent, limit, formatter) == expected
+
+
+def _origin(opcodes: list[_Opcode], j: int) -> int | None:
+    """The 0-based line of the old text that the new text's 0-based line ``j`` stands in for."""
+    for tag, i1, i2, j1, j2 in opcodes:
+        if j1 <= j < j2:
+            if tag == "equal" or (tag == "replace" and i1 + (j - j1) < i2):
+                return i1 + (j - j1)
+            return None
+    return None
+
+
+def _old_statement(old_lines: list[str], at: int) -> tuple[str, int, list[str]] | None:
+    """The logical line that starts at the old text's line ``at``: its text, indent and lines (indent removed)."""
+    head = old_lines[at]
+    indent = len(head) - len(head.lstrip(" "))
+    if not head.strip() or head.lstrip().startswith("#"):
+        return None
+    rows = iter(line + "\n" for line in [head[indent:], *old_lines[at + 1 :]])
+    try:
+        for tok in tokenize.generate_tokens(rows.__next__):
+            if tok.type == tokenize.NEWLINE:
+                count = tok.start[0]
+                break
+        else:
+            return None
+    except (tokenize.TokenError, IndentationError, SyntaxError, StopIteration):
+        return None
+    block = old_lines[at : at + count]
+    if any(line[:indent].strip() for line in block[1:]):
+        return None
+    expected = [head[indent:], *(line[indent:] for line in block[1:])]
+    return "\n".join(expected), indent, expected
+
+
 def _width(line: str) -> int:
     return len(line.rstrip("\r\n"))
 
 
-def _changed_lines(old: str, new: str) -> set[int]:
-    """1-based lines of ``new`` that are not lines of ``old`` kept as they were."""
+_Opcode = tuple[str, int, int, int, int]
+
+
+def _diff(old: str, new: str) -> tuple[list[str], list[_Opcode]]:
+    old_lines = old.splitlines()
+    matcher = difflib.SequenceMatcher(None, old_lines, new.splitlines(), autojunk=False)
+    return old_lines, [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
+
+
+def _changed_lines(opcodes: list[_Opcode]) -> set[int]:
+    """1-based lines of the new text that are not lines of the old one kept as they were."""
     out: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, old.splitlines(), new.splitlines(), autojunk=False)
-    for tag, _i1, _i2, j1, j2 in matcher.get_opcodes():
+    for tag, _i1, _i2, j1, j2 in opcodes:
         if tag in ("replace", "insert"):
             out.update(range(j1 + 1, j2 + 1))
     return out
 
 
-_Statement = cst.SimpleStatementLine | cst.With
+_Old = cst.SimpleStatementLine | cst.With
+_Statement = _Old | cst.If | cst.While
 
 
-def _statements(module: cst.Module) -> Iterable[_Statement]:
-    """Statement lines and ``with`` statements (whose header may hold an edited call), never inside expressions."""
+def _statements(module: cst.Module, elifs: set[int]) -> Iterable[_Statement]:
+    """Statement lines and ``with`` / ``if`` / ``elif`` / ``while`` statements (whose header may hold an edited
+    expression), never inside expressions; the ids of the ``elif`` ones are added to ``elifs``."""
     stack: list[cst.CSTNode] = [module]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.SimpleStatementLine):
             yield node
             continue
-        if isinstance(node, cst.With):
-            yield node
+        if isinstance(node, (cst.With, cst.If, cst.While)):
+            if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+                elifs.add(id(node.orelse))
+            if isinstance(node.body, cst.IndentedBlock):
+                yield node
         stack.extend(child for child in node.children if not isinstance(child, cst.BaseExpression))
 
 
@@ -114,6 +252,22 @@ class _Replace(cst.CSTTransformer):
         new = self.replacements.get(id(original_node))
         return new if isinstance(new, cst.SimpleStatementLine) else updated_node
 
+    def leave_If(self, original_node: cst.If, updated_node: cst.If) -> cst.If:
+        new = self.replacements.get(id(original_node))
+        if isinstance(new, cst.If):  # the new header, on the body and branches as the visit left them
+            replaced = _with_header(updated_node, new)
+            assert isinstance(replaced, cst.If)
+            return replaced
+        return updated_node
+
+    def leave_While(self, original_node: cst.While, updated_node: cst.While) -> cst.While:
+        new = self.replacements.get(id(original_node))
+        if isinstance(new, cst.While):
+            replaced = _with_header(updated_node, new)
+            assert isinstance(replaced, cst.While)
+            return replaced
+        return updated_node
+
     def leave_With(self, original_node: cst.With, updated_node: cst.With) -> cst.With:
         new = self.replacements.get(id(original_node))
         if isinstance(new, cst.With):  # the new header, on the body as the visit left it
@@ -130,7 +284,7 @@ def _code(node: cst.CSTNode) -> str:
     return _EMPTY.code_for_node(node)
 
 
-def _target_call(statement: _Statement) -> cst.Call | None:
+def _target_call(statement: _Old) -> cst.Call | None:
     """The call whose closing bracket ends the statement (black's last opening bracket), when the statement is
     nothing but that call and what it is assigned to or returned as (or a ``with`` of that call)."""
     value: cst.BaseExpression | None = None
@@ -157,18 +311,21 @@ def _target_call(statement: _Statement) -> cst.Call | None:
 
 
 def _lines(statement: _Statement) -> list[str]:
-    """The lines of a statement line, or of a ``with`` statement's header."""
+    """The lines of a statement line, or of a compound statement's header (an ``elif``'s, spelt ``if``)."""
+    if isinstance(statement, (cst.If, cst.While)):
+        bare = statement.with_changes(leading_lines=(), body=cst.IndentedBlock(body=[]), orelse=None)
+        return [line.rstrip("\r\n") for line in split_lines(_code(bare))][:-1]
     if isinstance(statement, cst.With):
         header = statement.with_changes(leading_lines=(), body=cst.IndentedBlock(body=[]))
         return [line.rstrip("\r\n") for line in split_lines(_code(header))][:-1]  # without the `pass` of the body
     return [line.rstrip("\r\n") for line in split_lines(_code(statement.with_changes(leading_lines=())))]
 
 
-def _too_long(statement: _Statement, indent: int, limit: int) -> list[str]:
+def _too_long(statement: _Old, indent: int, limit: int) -> list[str]:
     return [line for line in _lines(statement) if indent + len(line) > limit]
 
 
-def _fits(statement: _Statement, indent: int, limit: int, ignore: frozenset[str] = frozenset()) -> bool:
+def _fits(statement: _Old, indent: int, limit: int, ignore: frozenset[str] = frozenset()) -> bool:
     """Every line of ``statement`` (at ``indent``) within ``limit``, but the lines ``ignore`` names (long already)."""
     return all(line in ignore for line in _too_long(statement, indent, limit))
 
@@ -233,15 +390,15 @@ def _splittable(node: cst.CSTNode) -> bool:
     )
 
 
-def _replace(statement: _Statement, old: cst.CSTNode, new: cst.CSTNode) -> _Statement:
+def _replace(statement: _Old, old: cst.CSTNode, new: cst.CSTNode) -> _Old:
     replaced = statement.deep_replace(old, new)
     assert isinstance(replaced, (cst.SimpleStatementLine, cst.With))
     return replaced
 
 
 def _split_value(
-    statement: _Statement, value: cst.BaseExpression, depth: int, indent: int, limit: int, ignore: frozenset[str]
-) -> _Statement | None:
+    statement: _Old, value: cst.BaseExpression, depth: int, indent: int, limit: int, ignore: frozenset[str]
+) -> _Old | None:
     if isinstance(value, cst.Call):
         return _split_call(statement, value, depth, indent, limit, ignore)
     if isinstance(value, _COLLECTIONS):
@@ -253,8 +410,8 @@ _COLLECTIONS = (cst.List, cst.Set, cst.Dict, cst.Tuple)
 
 
 def _split_collection(
-    statement: _Statement, value: cst.BaseExpression, depth: int, indent: int, limit: int, ignore: frozenset[str]
-) -> _Statement | None:
+    statement: _Old, value: cst.BaseExpression, depth: int, indent: int, limit: int, ignore: frozenset[str]
+) -> _Old | None:
     """A list, set, dict or parenthesized tuple split as black splits a collection: one element per line, with a
     trailing comma (never its elements on one line under it)."""
     if not isinstance(value, _COLLECTIONS) or not _flat(value) or value.lpar and not isinstance(value, cst.Tuple):
@@ -290,8 +447,8 @@ def _split_collection(
 
 
 def _split_call(
-    statement: _Statement, call: cst.Call, depth: int, indent: int, limit: int, ignore: frozenset[str]
-) -> _Statement | None:
+    statement: _Old, call: cst.Call, depth: int, indent: int, limit: int, ignore: frozenset[str]
+) -> _Old | None:
     """``statement`` with ``call`` (on one line, ``depth`` levels into the statement) split as black splits it, or
     ``None`` when no split fits."""
     if not _splittable(call):
@@ -321,7 +478,7 @@ def _split_call(
     return candidate if _fits(candidate, indent, limit, ignore) else None
 
 
-def _split(statement: _Statement, indent: int, limit: int) -> _Statement | None:
+def _split(statement: _Old, indent: int, limit: int) -> _Old | None:
     """``statement`` with its too long lines split (each as black would), or ``None`` when one cannot be."""
     if isinstance(statement, cst.SimpleStatementLine) and (
         len(statement.body) != 1 or statement.trailing_whitespace.comment is not None
@@ -344,7 +501,7 @@ def _split(statement: _Statement, indent: int, limit: int) -> _Statement | None:
 _MARK = "__torchmigrate_reflow__"
 
 
-def _split_line(statement: _Statement, line: str, indent: int, limit: int, ignore: frozenset[str]) -> _Statement | None:
+def _split_line(statement: _Old, line: str, indent: int, limit: int, ignore: frozenset[str]) -> _Old | None:
     """``statement`` with its line ``line`` split: at the statement's last call when it is one line, else at the call
     whose arguments make up that line, or the call alone on it (``torch.load(...)``, ``name=torch.load(...),``)."""
     if len(_lines(statement)) == 1:
@@ -376,7 +533,7 @@ def _split_line(statement: _Statement, line: str, indent: int, limit: int, ignor
     return None
 
 
-def _split_conditional(statement: _Statement, indent: int, limit: int, ignore: frozenset[str]) -> _Statement | None:
+def _split_conditional(statement: _Old, indent: int, limit: int, ignore: frozenset[str]) -> _Old | None:
     """``x = a if c else b`` (assigned or returned) split as black splits it: in parentheses of its own, on one line
     under the statement if it fits there, else ``a`` / ``if c`` / ``else b`` on a line each (a part that is itself
     a parenthesized conditional is split the same way, one level deeper)."""
@@ -390,8 +547,8 @@ def _split_conditional(statement: _Statement, indent: int, limit: int, ignore: f
 
 
 def _split_ifexp(
-    statement: _Statement, value: cst.IfExp, depth: int, indent: int, limit: int, ignore: frozenset[str], add_parens: bool
-) -> _Statement | None:
+    statement: _Old, value: cst.IfExp, depth: int, indent: int, limit: int, ignore: frozenset[str], add_parens: bool
+) -> _Old | None:
     wrapped = value.with_changes(
         lpar=[cst.LeftParen(whitespace_after=_ws(depth + 1))], rpar=[cst.RightParen(whitespace_before=_ws(depth))]
     )

@@ -13,7 +13,9 @@ Read, from the folder of each PATH up to its project root (the first folder with
 - ``.pre-commit-config.yaml``: a ``black`` or ``ruff-format`` hook says the formatter runs; a ``flake8`` hook with no
   configuration anywhere means flake8's default, 79.
 
-The line length is the smallest of those found (each linter must stay quiet). Nothing found: no limit, no formatter.
+The line length is the smallest of those found (each linter must stay quiet). Nothing found: pycodestyle's 79 (what
+flake8 checks when a project configures nothing), and no formatter (so nothing is joined, only too long edited lines
+split).
 """
 
 from __future__ import annotations
@@ -184,4 +186,4 @@ def detect_layout(start: Path) -> Layout:
     if flake8 is None and flake8_hook:
         flake8 = FLAKE8_DEFAULT  # run by pre-commit with no configuration: its default applies
     lengths = [n for n in (black, ruff, flake8, yapf) if n is not None]
-    return Layout(line_length=min(lengths) if lengths else None, formatter=formatter)
+    return Layout(line_length=min(lengths) if lengths else FLAKE8_DEFAULT, formatter=formatter)
