@@ -60,7 +60,9 @@ class LineMap:
         then ``-1``), else ``None`` and the index of the changed hunk it lies in. Lines past the end map to the end."""
         j = min(max(new_line, 1), max(len(self.new_lines), 1)) - 1
         for index, (tag, i1, _i2, j1, j2) in enumerate(self.opcodes):
-            if j1 <= j < j2 or (j2 == j1 == j and tag != "equal"):
+            # a line after a deletion is the unchanged line it is (a diagnostic the deletion causes on it, such as
+            # E303, is new there all the same: the original line did not have it)
+            if j1 <= j < j2:
                 if tag == "equal":
                     return -1, i1 + (j - j1) + 1
                 return index, None

@@ -42,6 +42,17 @@ def test_line_map_follows_inserted_and_replaced_lines() -> None:
     assert lines.old_line_of(2) == 2  # an insertion maps to the line it was inserted before
 
 
+def test_the_line_after_a_deleted_line_is_unchanged() -> None:
+    """A migration that deletes an import line leaves the next line as it was: its old diagnostics (a long line)
+    are not new."""
+    old = "import a\nfrom b import c, d  # a long line\nx = 1\n"
+    new = "from b import c, d  # a long line\nx = 1\n"
+    lines = LineMap(old, new)
+    assert lines.origin(1) == (-1, 2) and not lines.changed(1)
+    long_line = Diagnostic("ruff", "E501", 2, 80, "Line too long (95 > 88)")
+    assert lintdiff.new_failures([long_line], [Diagnostic("ruff", "E501", 1, 80, "Line too long (95 > 88)")], lines) == []
+
+
 def test_a_diagnostic_that_moved_with_its_line_is_not_new() -> None:
     old = "import os\nx = 1\nlong_line\n"
     new = "import os\nimport sys\nx = 1\nlong_line\n"
