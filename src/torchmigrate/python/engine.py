@@ -23,6 +23,7 @@ from torchmigrate.core.passes import AstPlan, Pass
 from torchmigrate.core.registry import Layout, Options
 from torchmigrate.core.results import FileResult, Finding, Fix
 from torchmigrate.core.text import dominant_newline, one_line
+from torchmigrate.python.fastnames import FastNames
 from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
 from torchmigrate.python.precheck import ast_parse, relevant_passes
 from torchmigrate.python.reflow import reflow
@@ -247,7 +248,7 @@ def _run_libcst(
         return result
     code = text
     wrappers = Wrappers()
-    wrappers.seed(module)
+    wrappers.seed(module, text)
     for index, pass_ in enumerate(passes):
         if id(pass_) in settled and code != text and _now_edits(pass_, code, plans):
             del settled[id(pass_)]  # an earlier pass's edit gave it a site (passes chain): it runs on the new text
@@ -288,6 +289,7 @@ def _run_libcst(
         result.edits.extend(replace(e, line=to_original(e.line)) for e in sink.edits)
         result.passes_applied.append(pass_.id)
         code = new_code
+        wrappers.know(module, code)
         if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
             in_play = set(map(id, relevant_passes(code, later)))
     if code != text and layout is not None and layout.line_length:
@@ -392,10 +394,30 @@ class Wrappers:
     def __init__(self) -> None:
         self._module: cst.Module | None = None
         self._wrapper: MetadataWrapper | None = None
+        self._texts: list[tuple[cst.Module, str]] = []  # trees whose text is known without generating it
+        self._names: tuple[str, FastNames] | None = None
 
-    def seed(self, module: cst.Module) -> None:
+    def seed(self, module: cst.Module, text: str | None = None) -> None:
         """A tree fresh from the parser has no shared nodes, so its wrapper can skip libcst's defensive deep copy."""
         self._module, self._wrapper = module, MetadataWrapper(module, unsafe_skip_copy=True)
+        if text is not None:
+            self.know(module, text)
+
+    def know(self, module: cst.Module, text: str) -> None:
+        """``module`` is the tree of ``text`` (``module.code == text``)."""
+        self._texts = [*self._texts[-1:], (module, text)]
+
+    def fast_names(self, module: cst.Module) -> FastNames | None:
+        """The scope-free qualified names of ``module``'s text (:mod:`torchmigrate.python.fastnames`), when known."""
+        text = next((t for m, t in self._texts if m is module), None)
+        if text is None:
+            return None
+        if self._names is None or self._names[0] is not text:
+            try:
+                self._names = (text, FastNames(ast_parse(text)))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+        return self._names[1]
 
     def get(self, module: cst.Module) -> MetadataWrapper:
         if self._wrapper is None or self._module is not module:
@@ -444,6 +466,7 @@ def apply_pass(
         context = replace(CodemodContext(), wrapper=wrapper)
         transformer = step(context, pass_, sink)
         transformer.plan = plan
+        transformer.fast_names = wrappers.fast_names(module)
         before_edits = len(sink.edits)
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:

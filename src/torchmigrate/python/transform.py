@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
 from libcst import MetadataDependent
+from libcst._metadata_dependent import LazyValue
 from libcst.codemod import Codemod, CodemodContext, ContextAwareTransformer
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.codemod.visitors._remove_imports import RemovedNodeVisitor
@@ -29,6 +30,7 @@ from libcst.metadata import (
 )
 
 from torchmigrate.core.results import Edit, Finding
+from torchmigrate.python.fastnames import UNKNOWN, FastNames
 from torchmigrate.python.guards import guarded_imports, is_version_guard, version_flags
 from torchmigrate.python.helpers import (
     build_attrs,
@@ -44,6 +46,19 @@ from torchmigrate.python.helpers import (
 from torchmigrate.python.starargs import StarKeys, star_keys
 
 _UNDEFINED: Any = object()
+_UNSCOPED_PARTS = (cst.Attribute, cst.Arg, cst.NameItem, cst.Import, cst.ImportFrom)
+
+
+class _CheckFastNames:
+    """Tests turn this on: every scope-free answer is compared with libcst's (and the answers of each kind counted)."""
+
+    enabled = False
+    fast = 0
+    slow = 0
+    mismatches: list[tuple[str, object, object]] = []  # (code, fast answer, libcst's)
+
+
+CHECK_FAST_NAMES = _CheckFastNames()
 _M = TypeVar("_M")
 
 if TYPE_CHECKING:
@@ -177,12 +192,15 @@ class PassTransformer(ContextAwareTransformer):
     Metadata is resolved on the *original* tree: look names up on ``original_node``, build on ``updated_node``.
     """
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
-    # Resolved on first use only: most files that reach libcst need few positions or parents, and each provider is a
-    # whole extra visit of the tree (PositionProvider alone costs about a third of the scope analysis).
-    LAZY_METADATA = (PositionProvider, ParentNodeProvider)
+    METADATA_DEPENDENCIES = ()
+    # Resolved on first use only: each provider is a whole extra visit of the tree (PositionProvider alone costs about
+    # a third of the scope analysis), and most files that reach libcst need few positions or parents, and qualified
+    # names that :mod:`torchmigrate.python.fastnames` gives without the scope analysis.
+    LAZY_METADATA = (PositionProvider, ParentNodeProvider, QualifiedNameProvider, ScopeProvider)
     # The plan of a pass that decides from the stdlib ast (``Pass.analyse``), set by the engine before the visit.
     plan: Any = None
+    # The scope-free qualified names of the text being visited, set by the engine (``None``: ask libcst).
+    fast_names: FastNames | None = None
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         # Not ContextAwareTransformer.__init__: its matcher-decorator support inspects every member of the class on
@@ -199,6 +217,7 @@ class PassTransformer(ContextAwareTransformer):
         self._version_flags: frozenset[str] | None = None
         self._guarded_imports: dict[int, frozenset[str]] | None = None
         self._guarded_names: frozenset[str] = frozenset()
+        self._unscoped: set[int] = set()  # ids of nodes libcst gives no scope (see _mark_unscoped)
 
     def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
         if key in self.LAZY_METADATA and key not in self.metadata:
@@ -208,7 +227,8 @@ class PassTransformer(ContextAwareTransformer):
             self.metadata = {**self.metadata, key: wrapper.resolve(key)}
         if key in self.LAZY_METADATA:
             table = self.metadata[key]
-            return cast(_M, table[node] if default is _UNDEFINED else table.get(node, default))
+            value = table[node] if default is _UNDEFINED else table.get(node, default)
+            return cast(_M, value() if isinstance(value, LazyValue) else value)
         if default is _UNDEFINED:
             return super().get_metadata(key, node)
         return super().get_metadata(key, node, default)
@@ -229,11 +249,32 @@ class PassTransformer(ContextAwareTransformer):
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, self._GUARDS) and self.is_guard(node):
             return False
+        if self.fast_names is not None and isinstance(node, _UNSCOPED_PARTS):
+            self._mark_unscoped(node)
         if self.sink.suppressed and isinstance(node, (cst.Import, cst.ImportFrom)) and not self.allowed(node):
             self.sink.protected.add(code_of(node))
         return cst.CSTTransformer.on_visit(self, node)
 
     _GUARDS = (cst.If, cst.IfExp, cst.Try)
+
+    def _mark_unscoped(self, node: cst.CSTNode) -> None:
+        """Names libcst's scope analysis gives no scope, hence no qualified name: an attribute's ``attr``, a keyword
+        argument's name, a ``global`` / ``nonlocal`` name, everything in an import statement. Marked as their parent
+        is visited, so that :meth:`qualname` answers ``None`` for them as libcst does."""
+        unscoped = self._unscoped
+        if isinstance(node, cst.Attribute):
+            unscoped.add(id(node.attr))
+        elif isinstance(node, cst.Arg):
+            if node.keyword is not None:
+                unscoped.add(id(node.keyword))
+        elif isinstance(node, cst.NameItem):
+            unscoped.add(id(node.name))
+        else:  # an import statement
+            stack: list[cst.CSTNode] = [node]
+            while stack:
+                current = stack.pop()
+                unscoped.add(id(current))
+                stack.extend(current.children)
 
     def is_guard(self, node: cst.CSTNode) -> bool:
         """Whether ``node`` is a torch version guard (:mod:`torchmigrate.python.guards`): names resolve through the
@@ -273,13 +314,28 @@ class PassTransformer(ContextAwareTransformer):
         Names that are ambiguous (bound by two different imports, as in a try/except fallback) and names the file
         defines itself give ``None``: look-alikes such as ``self.norm`` or a user function ``load`` never match.
         """
-        names = self.get_metadata(QualifiedNameProvider, node, set())
-        found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
-        if len(found) != 1:
-            return None
-        if self._bound_under_guard(node):
-            return None  # bound by an import under a version guard: code using it relies on the guard's choice
-        return found.pop()
+        if self.fast_names is None:
+            answer: object = UNKNOWN
+        elif id(node) in self._unscoped:
+            answer = None
+        else:
+            answer = self.fast_names.lookup(node)
+        if answer is UNKNOWN:
+            names = self.get_metadata(QualifiedNameProvider, node, set())
+            found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
+            answer = found.pop() if len(found) == 1 else None
+            if CHECK_FAST_NAMES.enabled:
+                CHECK_FAST_NAMES.slow += 1
+        elif CHECK_FAST_NAMES.enabled:
+            names = self.get_metadata(QualifiedNameProvider, node, set())
+            found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
+            expected = found.pop() if len(found) == 1 else None
+            CHECK_FAST_NAMES.fast += 1
+            if answer != expected:
+                CHECK_FAST_NAMES.mismatches.append((code_of(node), answer, expected))
+        if answer is None or self._bound_under_guard(node):
+            return None  # (bound by an import under a version guard: code using it relies on the guard's choice)
+        return answer  # type: ignore[return-value]
 
     def _bound_under_guard(self, node: cst.CSTNode) -> bool:
         """Whether the name at the root of ``node`` is bound by an import inside a version guard (``try: from
