@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from torchmigrate.core.passes import BEHAVIOUR, DEPRECATION, OPPORTUNITY, REMOVAL, SAFE, Kind, Pass
-from torchmigrate.core.registry import all_passes, select_passes, unrunnable
+from torchmigrate.core.registry import Options, all_passes, select_passes, unrunnable
 from torchmigrate.core.versions import Version, parse_version
 
 DOC = "## What it does\nx\n## Fix safety\ny"
@@ -69,6 +69,15 @@ def test_out_of_range_says_why() -> None:
     assert why is not None and "behaviour change of 2.4" in why and "--from 2.4" in why
     above = make(REMOVAL).out_of_range(parse_version("2.0"), parse_version("2.3"))
     assert above == "its release 2.4 is above --to 2.3"
+
+
+def test_a_change_that_reverts_one_releases_behaviour_runs_only_for_code_of_that_release() -> None:
+    """defer-layout-freezing: 2.12 reverted what only 2.11 did; code written for 2.10 never relied on it."""
+    freezing = next(p for p in all_passes() if p.id == "defer-layout-freezing")
+    assert freezing.in_range(parse_version("2.11"), parse_version("2.12"))
+    why = freezing.out_of_range(parse_version("2.10"), parse_version("2.12"))
+    assert why is not None and "existed only from 2.11" in why
+    assert freezing.id not in {p.id for p in Options(to=parse_version("2.13"), from_=parse_version("1.8")).passes()}
 
 
 def test_unrunnable_names_each_selected_pass_that_cannot_run() -> None:

@@ -331,6 +331,17 @@ def test_notimplemented_premise() -> None:
     assert isinstance(info.value, RuntimeError)
 
 
+def test_notimplemented_non_operators_exist_and_dispatch_no_op() -> None:
+    """The torch functions the pass does not count as operators are torch 2.13 functions; a grad-mode context
+    manager dispatches nothing on integer tensors (no NotImplementedError to catch)."""
+    from torchmigrate.codemods.v2_8.notimplemented_error_type import NOT_OPERATORS, is_operator
+
+    assert all(callable(getattr(torch, name.split(".")[1])) for name in NOT_OPERATORS)
+    assert not is_operator("torch.no_grad") and is_operator("torch.erfinv")
+    with torch.no_grad():
+        torch.randint(0, 5, (10,))
+
+
 def test_autograd_view_inplace_premise() -> None:
     code = textwrap.dedent(
         """

@@ -108,3 +108,17 @@ def test_a_ci_floor_holds_back_an_edit_through_the_real_command(tmp_path: Path) 
     assert "use_reentrant" not in proc.stderr  # a deprecation: the old form still works, the edit waits silently
     assert "a.py" not in proc.stdout  # export() is no replacement on 1.6 either: a removal, so a finding says so
     assert "must still run on torch 1.6" in proc.stderr and "stop testing torch below 2.6 in CI" in proc.stderr
+
+
+def test_a_pin_the_run_leaves_alone_keeps_its_floor(tmp_path: Path) -> None:
+    """A ``torch==2.0.0`` pin served from a cu117 index: torch-pin cannot move it without cuda-wheels, a review edit
+    the default run does not make, so the floor stays 2.0 and edits newer than 2.0 wait (was: the floor of the move
+    that did not happen, 2.12). With unsafe fixes the pin moves, and the floor with it."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "requirements.txt").write_text("--extra-index-url https://download.pytorch.org/whl/cu117\ntorch==2.0.0\n")
+    default = root_options(tmp_path, make_options("2.12"), detect_from=False)
+    assert default.min_torch == Version(2, 0) and default.min_torch_source.endswith("requirements.txt: torch==2.0.0")
+    unsafe = root_options(tmp_path, make_options("2.12", unsafe_fixes=True), detect_from=False)
+    assert unsafe.min_torch is not None and unsafe.min_torch >= Version(2, 12)
+    (tmp_path / "requirements.txt").write_text("torch==2.0.0\n")  # a plain pin moves by default
+    assert root_options(tmp_path, make_options("2.12"), detect_from=False).min_torch >= Version(2, 12)

@@ -204,6 +204,10 @@ class Pass:
     # A pass for a companion package's change names that package release (``"torchvision 0.13"``); ``release`` is then
     # the torch release that package release was built for (torchvision 0.13 ↔ torch 1.12), which ``--to`` gates on.
     package: str = ""
+    # A behaviour change that undoes a behaviour only some releases had (2.11's deferred layout freezing, reverted in
+    # 2.12): the first release that had it. Code written for an older release never relied on it, so the pass runs
+    # only for ``--from`` at or above this release.
+    old_behaviour_since: str | None = None
 
     def __post_init__(self) -> None:
         if not re.fullmatch(r"[a-z0-9]+(?:-[a-z0-9]+)*", self.id):
@@ -255,6 +259,11 @@ class Pass:
             return (
                 f"it migrates a behaviour change of {self.release}, and code written for --from {from_} already "
                 f"expects the new behaviour"
+            )
+        if self.old_behaviour_since is not None and from_ < parse_version(self.old_behaviour_since):
+            return (
+                f"the behaviour it migrates from existed only from {self.old_behaviour_since}, and code written for "
+                f"--from {from_} never relied on it"
             )
         return None
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from torchmigrate.core.paths import project_root
@@ -40,16 +41,34 @@ def detect_pinned_version(start: Path) -> Version | None:
     return min(pins) if pins else None
 
 
-def detect_support_floor(start: Path, to: Version, moved: bool = True) -> tuple[Version, str] | None:
+def detect_support_floor(
+    start: Path, to: Version, moved: bool = True, migrate: Callable[[Path, str], str] | None = None
+) -> tuple[Version, str] | None:
     """The support floor the project around ``start`` sets: the oldest release its torch requirements admit *after*
     the migration to ``to`` (``moved``: the ``torch-pin`` pass runs and moves a requirement that excludes ``to``), with
     the file and requirement that set it (``"requirements.txt: torch>=2.6"``); ``None`` when no requirement has a
     lower bound. ``torch==2.7.1`` → 2.12 for ``to`` 2.12 (the pin moves); ``torch>=2.0`` → 2.0 (it admits 2.12 and
     stays). A requirement with only upper bounds says nothing about the oldest supported release.
+
+    ``migrate``: the run's own rewrite of a project file (its text → the text the run leaves): the requirements are
+    then read from what the run really writes — a pin the run leaves alone (a review-level move held back, a CUDA
+    build the target does not have) keeps its floor.
     """
     found: list[tuple[Version, str]] = []
-    for path, spec in pin_files(start):
-        after = (move_spec(spec, to) or spec) if moved else spec
+    pins = pin_files(start)
+    migrated: dict[Path, list[str]] = {}
+    if moved and migrate is not None:
+        # only files with a requirement the move would change are rewritten (no pass loads for the others)
+        for path in dict.fromkeys(path for path, spec in pins if move_spec(spec, to) is not None):
+            kind = project_kind(path)
+            new = migrate(path, _read(path)) if kind is not None else None
+            migrated[path] = torch_specs(new, kind) if new is not None and kind is not None else []
+    for index, (path, spec) in enumerate(pins):
+        if path in migrated:
+            position = sum(1 for other, _ in pins[:index] if other == path)
+            after = migrated[path][position] if position < len(migrated[path]) else spec
+        else:
+            after = (move_spec(spec, to) or spec) if moved else spec
         low = lowest_admitted(after)
         if low is not None:
             found.append((low, f"{_shown(path)}: torch{after}"))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -95,7 +95,8 @@ def root_options(root: str | os.PathLike[str], options: Options, detect_from: bo
     if options.min_torch is None:
         moved = "torch-pin" not in options.ignore and (options.select is None or "torch-pin" in options.select)
         # no declared torch requirement: the oldest torch its CI still installs is the floor it supports
-        found, kind = detect_support_floor(Path(root), options.to, moved=moved), "requirement"
+        found = detect_support_floor(Path(root), options.to, moved=moved, migrate=_project_rewrite(chosen))
+        kind = "requirement"
         if found is None:
             found, kind = ci_tested_floor(Path(root)), "ci"
         if found is not None:
@@ -103,6 +104,20 @@ def root_options(root: str | os.PathLike[str], options: Options, detect_from: bo
             chosen = replace(chosen, min_torch=floor, min_torch_source=source, min_torch_kind=kind)
     layout = detect_layout(Path(root))
     return chosen if layout == chosen.layout else replace(chosen, layout=layout)
+
+
+def _project_rewrite(options: Options) -> Callable[[Path, str], str]:
+    """What this run writes into a project file (the project passes under the run's fix-safety gate). The passes load
+    on the first call only: a project with no torch requirement (and a warm run's planning) never loads them."""
+
+    def rewrite(path: Path, text: str) -> str:
+        from torchmigrate.project.context import migrate_project_text
+
+        passes = options.project_passes()
+        result = migrate_project_text(text, path, passes, options.to, floor=options.project_floor, gate=options.gate())
+        return result.new if result.error is None and result.new is not None else text
+
+    return rewrite
 
 
 def plan_tasks(

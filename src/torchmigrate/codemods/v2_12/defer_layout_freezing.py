@@ -2,7 +2,8 @@
 
 ## What it does
 Reports (no edit) each `torch.compile(..., mode="max-autotune")` or `mode="max-autotune-no-cudagraphs"` call, with how
-to get the 2.11 behaviour back if you relied on it.
+to get the 2.11 behaviour back if you relied on it. Only for code written for 2.11 (`--from 2.11`): no other release
+deferred the freezing, so older code never relied on it.
 
 ## Why
 In 2.11 Inductor deferred layout freezing for `max_autotune` templates, exposing more fusions; it caused a failure mode
@@ -28,6 +29,7 @@ PASS = Pass(
     release="2.12",
     since="1.8",
     kind=BEHAVIOUR,
+    old_behaviour_since="2.11",  # only 2.11 deferred the freezing: code written for an older release never saw it
     safety=REVIEW,
     title='torch.compile(mode="max-autotune"): layout freezing no longer deferred (finding)',
     evidence=(

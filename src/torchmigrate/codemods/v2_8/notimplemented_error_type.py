@@ -5,7 +5,9 @@ Reports (no edit) a `try` statement whose body calls a public torch operator API
 `torch.nn.functional.*`, `torch.linalg.*`, `torch.special.*`, `torch.fft.*`, `torch.ops.*`, an `nn` module such as
 `torch.nn.Hardshrink()`) and which has an `except NotImplementedError` handler that is not preceded by a
 `RuntimeError` / `Exception` handler and does not also list `RuntimeError`. Calls into torch's helper packages
-(`torch.utils`, `torch.fx`, private names) do not count: their `NotImplementedError`s are not about dtypes.
+(`torch.utils`, `torch.fx`, private names) and torch's own non-operator functions (grad-mode and autocast context
+managers such as `torch.no_grad()`, configuration, RNG-state and thread settings, `torch.load` / `torch.save` /
+`torch.compile`) do not count: their `NotImplementedError`s are not about dtypes.
 
 ## Why
 2.8 made ATen raise `NotImplementedError` instead of `RuntimeError` when an operator has no kernel for the input
@@ -103,6 +105,12 @@ PASS = Pass(
                 except NotImplementedError:
                     pass
 
+                try:
+                    with torch.no_grad():
+                        out = model.generate(x)
+                except NotImplementedError:
+                    out = None
+
                 from torch.utils._sympy.solve import try_solve
 
                 try:
@@ -116,6 +124,19 @@ PASS = Pass(
 
 
 OPERATOR_NAMESPACES = ("torch.nn.functional.", "torch.linalg.", "torch.special.", "torch.fft.", "torch.ops.")
+# torch.X functions that dispatch no ATen operator on the tensors they are given (all exist in torch 2.13).
+NOT_OPERATORS = frozenset(
+    f"torch.{name}"
+    for name in (
+        "no_grad enable_grad inference_mode set_grad_enabled is_grad_enabled is_inference_mode_enabled autocast "
+        "is_autocast_enabled device dtype Generator manual_seed seed initial_seed get_rng_state set_rng_state "
+        "set_default_dtype get_default_dtype set_default_device get_default_device set_printoptions is_tensor "
+        "is_storage typename compile load save use_deterministic_algorithms are_deterministic_algorithms_enabled "
+        "set_deterministic_debug_mode get_deterministic_debug_mode set_num_threads get_num_threads "
+        "set_num_interop_threads get_num_interop_threads set_float32_matmul_precision get_float32_matmul_precision "
+        "set_warn_always is_warn_always_enabled set_flush_denormal"
+    ).split()
+)
 
 
 def is_operator(name: str) -> bool:
@@ -123,7 +144,7 @@ def is_operator(name: str) -> bool:
     ``torch.linalg.*`` …, or an ``nn`` module (``torch.nn.Hardshrink``). Helpers such as ``torch.utils.*`` or
     ``torch.fx.*`` are not: their ``NotImplementedError`` has nothing to do with dtypes."""
     parts = name.split(".")
-    if any(part.startswith("_") for part in parts) or parts[0] != "torch":
+    if any(part.startswith("_") for part in parts) or parts[0] != "torch" or name in NOT_OPERATORS:
         return False
     if len(parts) == 2:
         return True
