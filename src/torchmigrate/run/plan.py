@@ -131,5 +131,18 @@ def plan_tasks(
         root_path = Path(root)
         chosen = root_options(root_path, options, detect_from)
         cache_root = project_root(root_path)
+        stubbed: dict[Path, bool] = {}
         for path in discover([root_path]):
+            if path != root_path and path.suffix == ".py" and _beside_torch_stubs(path.parent, stubbed):
+                continue
             yield Task(path, chosen, number, cache_root)
+
+
+def _beside_torch_stubs(folder: Path, seen: dict[Path, bool]) -> bool:
+    """Whether ``folder`` holds a torch stub package of the project's own (``torch/__init__.pyi``): its Python files
+    type-check those stubs (xformers' ``stubs/torch_stub_tests.py``, run by pyre, never by Python), so rewriting them
+    for the real torch would break what they test. They are left alone."""
+    found = seen.get(folder)
+    if found is None:
+        found = seen[folder] = (folder / "torch" / "__init__.pyi").is_file()
+    return found
