@@ -39,7 +39,7 @@ PASS = Pass(
         "; since 1.8: a DataLoader call without prefetch_factor= runs on every release"
     ),
     triggers=("prefetch_factor",),
-    call_filter=lambda call: any(k.arg in (None, "prefetch_factor") for k in call.keywords),
+    call_filter=lambda call: any(k.arg == "prefetch_factor" for k in call.keywords),  # the rewriter needs it spelled
     examples=[
         Example(
             before="""
