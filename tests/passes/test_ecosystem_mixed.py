@@ -58,11 +58,10 @@ AFTER = textwrap.dedent(
     import torchvision
     import torchvision.models as tvm
     import torchaudio
-    from torchvision import transforms
+    from torchvision import transforms, tv_tensors
     from torchvision.transforms import v2
     from torch.hub import load_state_dict_from_url
     from torchvision.transforms.functional import rgb_to_grayscale
-    from torchvision import tv_tensors
     from torchdata.datapipes.iter import IterableWrapper
     from torchtext.data.utils import get_tokenizer
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 import libcst as cst
 import pytest
 
@@ -104,3 +106,48 @@ def test_place_imports_moves_only_what_the_pass_touched(before: str, after: str)
     assert place_imports(new, import_lines(old)).code == after
     untouched = cst.parse_module(before)
     assert place_imports(untouched, import_lines(untouched)).code == before
+
+
+def _fsdp(text: str) -> str:
+    from torchmigrate.core.fixes import APPLY_ALL
+    from torchmigrate.core.registry import get_pass
+    from torchmigrate.python.engine import migrate_text
+
+    return migrate_text(textwrap.dedent(text), [get_pass("fsdp2-public")], gate=APPLY_ALL).code
+
+
+def test_a_renamed_from_import_merges_into_the_line_of_the_same_module() -> None:
+    """isort, ruff and usort merge two ``from m import`` lines of one module: a rename that makes a second one merges
+    it, in the order the file's imports follow (isort's by type here; usort's case-insensitive below)."""
+    before = """\
+        from torch.distributed._composable.fsdp import fully_shard, CPUOffloadPolicy
+        from torch.distributed.fsdp import FSDPModule, ShardingStrategy
+        """
+    assert _fsdp(before) == "from torch.distributed.fsdp import CPUOffloadPolicy, FSDPModule, ShardingStrategy, fully_shard\n"
+    usort = """\
+        from torch.distributed._composable.fsdp import fully_shard
+        from torch.distributed.fsdp import FSDPModule, ShardingStrategy
+        from torch.nn.attention import sdpa_kernel, SDPBackend
+        """
+    assert _fsdp(usort).splitlines()[0] == "from torch.distributed.fsdp import FSDPModule, fully_shard, ShardingStrategy"
+
+
+def test_a_merge_keeps_a_parenthesized_list_one_name_per_line() -> None:
+    before = """\
+        from torch.distributed._composable.fsdp import fully_shard
+        from torch.distributed.fsdp import (
+            FSDPModule,
+            ShardingStrategy,
+        )
+        """
+    after = "from torch.distributed.fsdp import (\n    FSDPModule,\n    ShardingStrategy,\n    fully_shard,\n)\n"
+    assert _fsdp(before) == after
+
+
+def test_lines_with_comments_are_not_merged() -> None:
+    before = """\
+        from torch.distributed._composable.fsdp import fully_shard  # the new API
+        from torch.distributed.fsdp import FSDPModule
+        """
+    out = _fsdp(before)
+    assert out.count("from torch.distributed.fsdp import") == 2 and "# the new API" in out

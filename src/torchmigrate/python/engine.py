@@ -24,7 +24,14 @@ from torchmigrate.core.registry import Layout, Options
 from torchmigrate.core.results import FileResult, Finding, Fix
 from torchmigrate.core.text import dominant_newline, one_line
 from torchmigrate.python.fastnames import FastNames
-from torchmigrate.python.imports import AddImports, drop_unused_imports, import_lines, place_imports
+from torchmigrate.python.imports import (
+    AddImports,
+    drop_unused_imports,
+    import_codes,
+    import_lines,
+    merge_imports,
+    place_imports,
+)
 from torchmigrate.python.precheck import ast_parse, relevant_passes
 from torchmigrate.python.reflow import reflow
 from torchmigrate.python.renames import RenameTransformer, advice_for_target
@@ -478,7 +485,7 @@ def apply_pass(
         if scheduled:
             new_module = drop_unused_imports(new_module, scheduled, sink.protected)
         if added or issubclass(step, RenameTransformer):  # new or renamed imports go where isort would put them
-            new_module = place_imports(new_module, import_lines(module))
+            new_module = place_imports(merge_imports(new_module, import_codes(module)), import_lines(module))
         module = new_module
     if suppressed:  # also a finding a pass recorded without asking `allowed` is silenced by a suppression comment
         sink.findings = [f for f in sink.findings if sink.allows(f.line)]

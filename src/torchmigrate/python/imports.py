@@ -334,3 +334,172 @@ def _place_area(area: list[cst.SimpleStatementLine], before: frozenset[tuple[boo
     if len(out) != len(area) or all(a is b for a, b in zip(out, area, strict=True)):
         return None
     return out
+
+
+def import_codes(module: cst.Module) -> frozenset[str]:
+    """The code of every import statement line of ``module`` (any depth): which lines a pass left as they were."""
+    collector = _ImportCodes()
+    module.visit(collector)
+    return frozenset(collector.codes)
+
+
+class _ImportCodes(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.codes: set[str] = set()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        small = _single_import(node)
+        if small is not None:
+            self.codes.add(_EMPTY.code_for_node(small))
+        return False
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def merge_imports(module: cst.Module, before: frozenset[str]) -> cst.Module:
+    """``module`` with each ``from m import …`` line a pass made (its code is not in ``before``) merged into a line of
+    the same block that the pass left as it was and that imports from the same module — as isort, ruff and usort
+    would merge them (``from torch.distributed._composable.fsdp import fully_shard`` renamed beside an existing ``from
+    torch.distributed.fsdp import FSDPModule``). The names go where the existing line's order puts them: isort's and
+    ruff's (constants, classes, then the rest) or usort's (case-insensitive), whichever the file's imports follow.
+    Lines with comments, star imports and relative imports are left as they are."""
+    names_order = _names_order(module)
+    return module.visit(_MergeImports(before, names_order))
+
+
+def _plain_from(statement: cst.BaseStatement) -> cst.ImportFrom | None:
+    node = _single_import(statement)
+    if not isinstance(node, cst.ImportFrom) or node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        return None
+    if "#" in _EMPTY.code_for_node(node) or (
+        isinstance(statement, cst.SimpleStatementLine) and statement.trailing_whitespace.comment is not None
+    ):
+        return None  # a comment inside or after it: its place among the names is the author's
+    return node
+
+
+def _alias_key(alias: cst.ImportAlias) -> tuple[str, str]:
+    return _EMPTY.code_for_node(alias.name), _EMPTY.code_for_node(alias.asname) if alias.asname else ""
+
+
+def _by_type(name: str) -> tuple[int, str]:
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, name.lower()
+
+
+def _case_insensitive(name: str) -> tuple[str, str]:
+    return name.lower(), name
+
+
+def _names_of(node: cst.ImportFrom) -> list[str]:
+    assert not isinstance(node.names, cst.ImportStar)
+    return [dotted_name(alias.name) or "" for alias in node.names]
+
+
+def _sorted_by(names: list[str], key: Callable[[str], tuple[object, ...]]) -> bool:
+    keys = [key(n) for n in names]
+    return all(a <= b for a, b in zip(keys, keys[1:], strict=False))
+
+
+def _names_order(module: cst.Module) -> Callable[[str], tuple[object, ...]]:
+    """usort's order when every multi-name ``from`` import of the file follows it and one breaks isort's, else isort's."""
+    collector = _FromNames()
+    module.visit(collector)
+    lists = [names for names in collector.lists if len(names) > 1]
+    if lists and all(_sorted_by(n, _case_insensitive) for n in lists) and not all(_sorted_by(n, _by_type) for n in lists):
+        return _case_insensitive
+    return _by_type
+
+
+class _FromNames(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.lists: list[list[str]] = []
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            self.lists.append(_names_of(node))
+        return False
+
+
+class _MergeImports(cst.CSTTransformer):
+    def __init__(self, before: frozenset[str], order: Callable[[str], tuple[object, ...]]) -> None:
+        super().__init__()
+        self.before = before
+        self.order = order
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        return False
+
+    def leave_Module(self, original_node: cst.Module, updated_node: cst.Module) -> cst.Module:
+        body = self._merged(updated_node.body)
+        return updated_node if body is None else updated_node.with_changes(body=body)
+
+    def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
+        body = self._merged(updated_node.body)
+        return updated_node if body is None else updated_node.with_changes(body=body)
+
+    def _merged(self, body: Sequence[cst.BaseStatement]) -> list[cst.BaseStatement] | None:
+        out = list(body)
+        changed = False
+        for index, statement in enumerate(body):
+            made = _plain_from(statement)
+            if made is None or _EMPTY.code_for_node(made) in self.before:
+                continue
+            assert isinstance(statement, cst.SimpleStatementLine)
+            module = dotted_name(made.module) if made.module is not None else None
+            twin_at = next(
+                (
+                    n
+                    for n, other in enumerate(out)
+                    if n != index
+                    and (kept := _plain_from(other)) is not None
+                    and _EMPTY.code_for_node(kept) in self.before
+                    and kept.module is not None
+                    and dotted_name(kept.module) == module
+                ),
+                None,
+            )
+            if twin_at is None or out[index] is not statement:
+                continue
+            twin = out[twin_at]
+            assert isinstance(twin, cst.SimpleStatementLine)
+            merged = self._with_names(twin, made)
+            if merged is None:
+                continue
+            follower = index + 1
+            if statement.leading_lines:  # the removed line's blank lines or comments go to the line after it
+                after = out[follower] if follower < len(out) else None
+                if not isinstance(after, cst.SimpleStatementLine) or after.leading_lines or follower == twin_at:
+                    continue
+                out[follower] = after.with_changes(leading_lines=statement.leading_lines)
+            out[twin_at] = merged
+            out[index] = None  # type: ignore[call-overload]
+            changed = True
+        if not changed:
+            return None
+        return [s for s in out if s is not None]
+
+    def _with_names(self, twin: cst.SimpleStatementLine, made: cst.ImportFrom) -> cst.SimpleStatementLine | None:
+        node = _single_import(twin)
+        assert isinstance(node, cst.ImportFrom) and not isinstance(node.names, cst.ImportStar)
+        assert not isinstance(made.names, cst.ImportStar)
+        have = {_alias_key(a) for a in node.names}
+        new = [a for a in made.names if _alias_key(a) not in have]
+        aliases = list(node.names)
+        if not new:
+            return twin
+        multiline = node.lpar is not None and "\n" in _EMPTY.code_for_node(node)
+        if multiline and (aliases[-1].comma is cst.MaybeSentinel.DEFAULT or len(aliases) < 2):
+            return None  # a parenthesized list without a trailing comma: its layout is the author's
+        separator = aliases[0].comma if multiline else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        last_comma = aliases[-1].comma
+        names = _names_of(node)
+        in_order = _sorted_by(names, self.order)
+        pool = [a.with_changes(comma=separator) for a in aliases] + [a.with_changes(comma=separator) for a in new]
+        if in_order:
+            pool.sort(key=lambda a: self.order(dotted_name(a.name) or ""))
+        pool[-1] = pool[-1].with_changes(comma=last_comma)
+        return twin.with_changes(body=[node.with_changes(names=pool)])
