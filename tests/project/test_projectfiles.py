@@ -142,8 +142,9 @@ def test_hashed_requirements_are_a_lock_file() -> None:
     result = migrate("requirements.txt", text)
     assert result.code == text
     assert [f.message for f in result.findings] == [
-        "requirements.txt is a lock file (torch==2.7.1): lock files are not edited. Move the source requirements to torch "
-        "2.12, then regenerate it: `pip-compile --generate-hashes (or uv pip compile --generate-hashes)`"
+        "requirements.txt is a lock file (torch==2.7.1): lock files are not edited. Once the source requirements admit "
+        "torch 2.12 (move them if they do not), regenerate it: `pip-compile --generate-hashes (or uv pip compile "
+        "--generate-hashes)`"
     ]
 
 

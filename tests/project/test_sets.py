@@ -85,9 +85,9 @@ def test_torchs_own_pins_move_with_it() -> None:
             "uv pip compile requirements.in -o requirements.txt",
         ),
         ("requirements.txt", "torch==2.7.1 \\\n    --hash=sha256:0123\nnumpy==1.26.4 --hash=sha256:4567\n", "--generate-hashes"),
-        ("uv.lock", 'version = 1\n\n[[package]]\nname = "torch"\nversion = "2.7.1"\nsource = { registry = "x" }\n', "uv lock"),
-        ("poetry.lock", '[[package]]\nname = "torch"\nversion = "2.7.1"\ndescription = "x"\n', "poetry lock"),
-        ("pdm.lock", '[[package]]\nname = "torch"\nversion = "2.7.1"\n', "pdm lock"),
+        ("uv.lock", 'version = 1\n\n[[package]]\nname = "torch"\nversion = "2.7.1"\nsource = { registry = "x" }\n', "uv lock --upgrade-package torch"),
+        ("poetry.lock", '[[package]]\nname = "torch"\nversion = "2.7.1"\ndescription = "x"\n', "poetry update torch"),
+        ("pdm.lock", '[[package]]\nname = "torch"\nversion = "2.7.1"\n', "pdm update torch"),
         ("conda-lock.yml", "package:\n  - name: pytorch\n    version: 2.1.0\n    manager: conda\n", "conda-lock"),
     ],
 )

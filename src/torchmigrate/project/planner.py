@@ -45,7 +45,7 @@ def _plan_lock(text: str, kind: str, name: str, rs: ReqSet, ctx: PlanContext, pl
         (
             at,
             TORCH_PIN,
-            f"{name or 'this file'} is a lock file (torch{shown}): lock files are not edited. Move the source "
-            f"requirements to torch {ctx.target}, then regenerate it: `{rs.lock}`",
+            f"{name or 'this file'} is a lock file (torch{shown}): lock files are not edited. Once the source "
+            f"requirements admit torch {ctx.target} (move them if they do not), regenerate it: `{rs.lock}`",
         )
     )
