@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from torchmigrate.core.passes import PROJECT, Pass, Safety
+from torchmigrate.core.passes import PROJECT, Kind, Pass, Safety
 from torchmigrate.core.registry import all_passes
 
 START, END = "<!-- passes:start -->", "<!-- passes:end -->"
@@ -23,7 +23,11 @@ def safety_line(p: Pass) -> str:
     else:
         text = "safe: applied by default"
     if p.files != PROJECT:
-        text += f"; the new form needs torch >= {p.since_version} (below that support floor it is reported, not made)"
+        if p.kind is Kind.DEPRECATION:  # core.fixes.Gate.findings: the old form still works, the edit waits
+            below = "below that support floor the edit waits, unreported: the deprecated form still works there"
+        else:
+            below = "below that support floor it is reported, not made"
+        text += f"; the new form needs torch >= {p.since_version} ({below})"
     return text
 
 
