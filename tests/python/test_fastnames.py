@@ -51,7 +51,9 @@ def test_unknown_where_a_scope_could_change_the_answer() -> None:
     pair = "try:\n    import cPickle as pickle\nexcept ImportError:\n    import pickle\n\npickle.load(f)\n"
     assert _lookup(pair, "pickle.load") is None  # two imports bind it: no single name, as libcst says
     nested = "def f():\n    import torch\n    return torch.load(1)\n"
-    assert _lookup(nested, "torch.load") is UNKNOWN  # an import in a nested scope
+    assert _lookup(nested, "torch.load") == "torch.load"  # an import in a function is an import all the same
+    split = "def f():\n    import torch\n    return torch.load(1)\n\ndef g():\n    return torch.load(2)\n"
+    assert _lookup(split, "torch.load") is UNKNOWN  # g's torch is bound by nothing: the answers differ
 
 
 @pytest.mark.usefixtures("checked")

@@ -5,10 +5,11 @@
 
 - a name whose first component no import binds anywhere in the file (``self.norm``, ``x.load``, ``model``) has no
   import-based qualified name: ``None``;
-- a name whose first component only module-level imports bind (``torch``, ``nn``, ``F`` — nothing else in the file
-  assigns, defines, imports in a nested scope or takes a parameter of that name) resolves to the same import in every
-  scope; :class:`~torchmigrate.python.names.AstNames` (libcst's rules on the stdlib ast) gives the answer at each
-  place the same expression occurs in the file, and when all those answers agree, that is the answer.
+- for a name whose first component an import binds somewhere (``torch``, ``nn``, ``F``),
+  :class:`~torchmigrate.python.names.AstNames` (libcst's rules on the stdlib ast) gives the answer at each place the
+  same expression occurs in the file, and when all those answers agree, that is the answer at every one of them
+  (the names at binding sites — parameters, definitions, ``as`` targets, patterns — are not expressions: the caller
+  asks libcst about them).
 
 Anything else (a name rebound somewhere, answers that differ — a read before the import —, an expression that does not
 occur in the ast as such) is :data:`UNKNOWN`: the caller asks libcst. ``tests/python/test_fastnames.py`` compares
@@ -35,7 +36,6 @@ class _Unknown:
 UNKNOWN: Final = _Unknown()
 _AMBIGUOUS: Final = _Unknown()
 _EXPRESSIONS = (ast.Name, ast.Attribute, ast.Call, ast.Subscript)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 class FastNames:
@@ -43,24 +43,21 @@ class FastNames:
 
     def __init__(self, tree: ast.Module) -> None:
         imported: set[str] = set()  # first components any import binds, in any scope
-        module_imports: set[str] = set()  # ... that module-level imports bind
-        other: set[str] = set()  # ... bound any other way, or by an import in a nested scope
-        stack: list[tuple[ast.AST, bool]] = [(tree, True)]
-        while stack:
-            node, at_module = stack.pop()
+        other: set[str] = set()  # ... bound any other way (an assignment, a definition, a parameter, ...)
+        for node in ast.walk(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
+                straight = isinstance(node, ast.Import)
                 for alias in node.names:
-                    if alias.name == "*":
-                        continue
-                    bound = alias.asname or (alias.name.partition(".")[0] if isinstance(node, ast.Import) else alias.name)
-                    imported.add(bound)
-                    (module_imports if at_module else other).add(bound)
+                    if alias.name != "*":
+                        imported.add(alias.asname or (alias.name.partition(".")[0] if straight else alias.name))
             else:
                 other.update(_bound_names(node))
-            inner = at_module and not isinstance(node, _SCOPES)
-            stack.extend((child, inner) for child in ast.iter_child_nodes(node))
         self._imported = frozenset(imported)
-        fast = module_imports - other
+        # Where the same expression gets the same answer at every place it occurs, no scope can change it (a nested
+        # import or an assignment that binds it differently makes the answers differ). A name that is also bound
+        # otherwise is answered too: the binding sites themselves (parameters, definitions) are not expressions, and
+        # the caller asks libcst about those.
+        fast = imported
         answers: dict[str, object] = {}
         if fast:
             names = AstNames(tree)
@@ -77,8 +74,9 @@ class FastNames:
                         answers[name] = _AMBIGUOUS
         self._answers = answers
 
-    def lookup(self, node: cst.CSTNode) -> str | None | _Unknown:
-        """The single import-based qualified name of ``node`` as libcst would give it, ``None``, or :data:`UNKNOWN`."""
+    def lookup(self, node: cst.CSTNode, binding: bool = False) -> str | None | _Unknown:
+        """The single import-based qualified name of ``node`` as libcst would give it, ``None``, or :data:`UNKNOWN`.
+        ``binding``: ``node`` is the name at a binding site (a parameter, a definition, an ``as`` target, a pattern)."""
         if not isinstance(node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)):
             return UNKNOWN
         name = _cst_full_name(node)
@@ -86,6 +84,8 @@ class FastNames:
             return None  # no full name: libcst has no qualified name for it either
         if name.partition(".")[0] not in self._imported:
             return None
+        if binding:
+            return UNKNOWN  # not an expression the answers cover
         answer = self._answers.get(name, UNKNOWN)
         if answer is _AMBIGUOUS:
             return UNKNOWN

@@ -46,7 +46,8 @@ from torchmigrate.python.helpers import (
 from torchmigrate.python.starargs import StarKeys, star_keys
 
 _UNDEFINED: Any = object()
-_UNSCOPED_PARTS = (cst.Attribute, cst.Arg, cst.NameItem, cst.Import, cst.ImportFrom)
+_BINDING_SITES = (cst.Param, cst.FunctionDef, cst.ClassDef, cst.AsName, cst.MatchAs, cst.MatchStar, cst.MatchMapping)
+_UNSCOPED_PARTS = (cst.Attribute, cst.Arg, cst.NameItem, cst.Import, cst.ImportFrom, *_BINDING_SITES)
 
 
 class _CheckFastNames:
@@ -218,6 +219,7 @@ class PassTransformer(ContextAwareTransformer):
         self._guarded_imports: dict[int, frozenset[str]] | None = None
         self._guarded_names: frozenset[str] = frozenset()
         self._unscoped: set[int] = set()  # ids of nodes libcst gives no scope (see _mark_unscoped)
+        self._binding_sites: set[int] = set()  # ids of the names of parameters, definitions, `as` targets, patterns
 
     def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
         if key in self.LAZY_METADATA and key not in self.metadata:
@@ -269,6 +271,10 @@ class PassTransformer(ContextAwareTransformer):
                 unscoped.add(id(node.keyword))
         elif isinstance(node, cst.NameItem):
             unscoped.add(id(node.name))
+        elif isinstance(node, _BINDING_SITES):  # a name that binds, not an expression: libcst answers for it
+            name = getattr(node, "rest", None) if isinstance(node, cst.MatchMapping) else getattr(node, "name", None)
+            if isinstance(name, cst.Name):
+                self._binding_sites.add(id(name))
         else:  # an import statement
             stack: list[cst.CSTNode] = [node]
             while stack:
@@ -319,7 +325,7 @@ class PassTransformer(ContextAwareTransformer):
         elif id(node) in self._unscoped:
             answer = None
         else:
-            answer = self.fast_names.lookup(node)
+            answer = self.fast_names.lookup(node, binding=id(node) in self._binding_sites)
         if answer is UNKNOWN:
             names = self.get_metadata(QualifiedNameProvider, node, set())
             found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
