@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from torchmigrate.core.paths import project_root
@@ -56,17 +56,16 @@ def detect_support_floor(
     """
     found: list[tuple[Version, str]] = []
     pins = pin_files(start)
-    migrated: dict[Path, list[str]] = {}
+    # the requirements a file holds after the run, in order, for the files the run rewrites: only those with a
+    # requirement the move would change (no pass loads for the others)
+    written: dict[Path, Iterator[str]] = {}
     if moved and migrate is not None:
-        # only files with a requirement the move would change are rewritten (no pass loads for the others)
         for path in dict.fromkeys(path for path, spec in pins if move_spec(spec, to) is not None):
             kind = project_kind(path)
-            new = migrate(path, _read(path)) if kind is not None else None
-            migrated[path] = torch_specs(new, kind) if new is not None and kind is not None else []
-    for index, (path, spec) in enumerate(pins):
-        if path in migrated:
-            position = sum(1 for other, _ in pins[:index] if other == path)
-            after = migrated[path][position] if position < len(migrated[path]) else spec
+            written[path] = iter(torch_specs(migrate(path, _read(path)), kind) if kind is not None else [])
+    for path, spec in pins:
+        if path in written:
+            after = next(written[path], spec)
         else:
             after = (move_spec(spec, to) or spec) if moved else spec
         low = lowest_admitted(after)

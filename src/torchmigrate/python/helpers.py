@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -295,6 +296,15 @@ _EMPTY_MODULE = cst.Module(body=[])
 
 def code_of(node: cst.CSTNode) -> str:
     return _EMPTY_MODULE.code_for_node(node)
+
+
+def handler_names(handler: cst.ExceptHandler) -> set[str]:
+    """The identifiers an ``except`` clause's type spells (``{"*"}`` for a bare ``except:``); the stdlib-ast twin is
+    ``AstFile.handler_names``."""
+    return set(_IDENTIFIER.findall(code_of(handler.type))) if handler.type is not None else {"*"}
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)

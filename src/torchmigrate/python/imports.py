@@ -351,11 +351,9 @@ class _ImportCodes(cst.CSTVisitor):
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         small = _single_import(node)
         if small is not None:
-            self.codes.add(_EMPTY.code_for_node(small))
+            self.codes.add(code_of(small))
         return False
 
-
-_EMPTY = cst.Module(body=[])
 
 
 def merge_imports(module: cst.Module, before: frozenset[str]) -> cst.Module:
@@ -373,7 +371,7 @@ def _plain_from(statement: cst.BaseStatement) -> cst.ImportFrom | None:
     node = _single_import(statement)
     if not isinstance(node, cst.ImportFrom) or node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
         return None
-    if "#" in _EMPTY.code_for_node(node) or (
+    if "#" in code_of(node) or (
         isinstance(statement, cst.SimpleStatementLine) and statement.trailing_whitespace.comment is not None
     ):
         return None  # a comment inside or after it: its place among the names is the author's
@@ -381,7 +379,7 @@ def _plain_from(statement: cst.BaseStatement) -> cst.ImportFrom | None:
 
 
 def _alias_key(alias: cst.ImportAlias) -> tuple[str, str]:
-    return _EMPTY.code_for_node(alias.name), _EMPTY.code_for_node(alias.asname) if alias.asname else ""
+    return code_of(alias.name), code_of(alias.asname) if alias.asname else ""
 
 
 def _by_type(name: str) -> tuple[int, str]:
@@ -446,7 +444,7 @@ class _MergeImports(cst.CSTTransformer):
         changed = False
         for index, statement in enumerate(body):
             made = _plain_from(statement)
-            if made is None or _EMPTY.code_for_node(made) in self.before:
+            if made is None or code_of(made) in self.before:
                 continue
             assert isinstance(statement, cst.SimpleStatementLine)
             module = dotted_name(made.module) if made.module is not None else None
@@ -456,7 +454,7 @@ class _MergeImports(cst.CSTTransformer):
                     for n, other in enumerate(out)
                     if n != index
                     and (kept := _plain_from(other)) is not None
-                    and _EMPTY.code_for_node(kept) in self.before
+                    and code_of(kept) in self.before
                     and kept.module is not None
                     and dotted_name(kept.module) == module
                 ),
@@ -491,7 +489,7 @@ class _MergeImports(cst.CSTTransformer):
         aliases = list(node.names)
         if not new:
             return twin
-        multiline = node.lpar is not None and "\n" in _EMPTY.code_for_node(node)
+        multiline = node.lpar is not None and "\n" in code_of(node)
         if multiline and (aliases[-1].comma is cst.MaybeSentinel.DEFAULT or len(aliases) < 2):
             return None  # a parenthesized list without a trailing comma: its layout is the author's
         separator = aliases[0].comma if multiline else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))

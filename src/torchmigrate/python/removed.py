@@ -23,7 +23,7 @@ import libcst as cst
 
 from torchmigrate.core.passes import Analyser
 from torchmigrate.python.helpers import chain_root, dotted_name
-from torchmigrate.python.sites import AstFile, Site, analyser
+from torchmigrate.python.sites import AstFile, Site, analyser, children_in_source_order
 from torchmigrate.python.transform import PassTransformer
 
 __all__ = ["RemovedAPIs", "removed_analyser", "removed_message"]
@@ -148,15 +148,7 @@ def removed_analyser(pass_id: str, removed: Mapping[str, str]) -> Analyser:
                         continue  # `import a.removed` … `a.removed.x`: reported at the import
                     yield file.finding(node, f"{name}: {text}")
                     continue
-            stack.extend(reversed(list(_children(node))))
+            stack.extend(reversed(list(children_in_source_order(node))))
 
     return analyser(pass_id, detect, exact=True)
 
-
-def _children(node: ast.AST) -> Iterator[ast.AST]:
-    """In source order, as libcst visits them (decorators before the definition)."""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        yield from node.decorator_list
-        yield from (child for child in ast.iter_child_nodes(node) if child not in node.decorator_list)
-        return
-    yield from ast.iter_child_nodes(node)

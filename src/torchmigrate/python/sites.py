@@ -26,7 +26,7 @@ from torchmigrate.python.guards import is_version_guard_ast
 from torchmigrate.python.names import AstNames
 from torchmigrate.python.precheck import statement_start
 
-__all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser", "analyser_of"]
+__all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser", "analyser_of", "children_in_source_order"]
 
 EDIT, FINDING = "edit", "finding"
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
@@ -35,6 +35,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 # detector's findings there are not trusted as exact.
 _MAYBE_GUARD = re.compile(r"__version__|version|hasattr\s*\(|getattr\s*\(|\bin\s+dir\s*\(|TORCH_\w*", re.IGNORECASE)
 _EXCEPTIONS = re.compile(r"ImportError|ModuleNotFoundError|AttributeError")
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,26 @@ class AstFile:
             self.uncertain_lines.append((node.lineno, node.end_lineno or node.lineno))
         return False
 
+    def handler_names(self, handler: ast.ExceptHandler) -> set[str]:
+        """The identifiers an ``except`` clause's type spells (``{"*"}`` for a bare ``except:``), as the handler
+        passes read them from its code."""
+        return set(_IDENTIFIER.findall(self.source(handler.type))) if handler.type is not None else {"*"}
+
+    def runs_a_call(self, root: ast.AST, wanted: Callable[[str], bool]) -> bool:
+        """Whether code that runs in ``root`` calls a callee (a plain name or attribute chain) whose qualified name
+        ``wanted`` accepts; a nested definition (its decorators too) does not run there."""
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+                name = self.qualname(node.func)
+                if name is not None and wanted(name):
+                    return True
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+        return False
+
     def in_uncertain(self, line: int) -> bool:
         """Whether ``line`` lies in a statement that only looks like a guard (the transformer may skip it)."""
         return any(first <= line <= last for first, last in self.uncertain_lines)
@@ -165,10 +186,10 @@ class AstFile:
             if self.is_version_guard(node):
                 continue
             yield node
-            stack.extend(reversed(list(_children_in_source_order(node))))
+            stack.extend(reversed(list(children_in_source_order(node))))
 
 
-def _children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
+def children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         yield from node.decorator_list  # written (and visited by libcst) before the definition
         for child in ast.iter_child_nodes(node):

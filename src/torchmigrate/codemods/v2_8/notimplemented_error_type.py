@@ -35,12 +35,11 @@ from collections.abc import Iterator
 import libcst as cst
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.helpers import handler_names
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
-_EMPTY = cst.Module(body=[])
 _BROADER = {"RuntimeError", "Exception", "BaseException"}
-_WORD = re.compile(r"[A-Za-z_]\w*")
 
 PASS = Pass(
     id="notimplemented-error-type",
@@ -153,10 +152,6 @@ def is_operator(name: str) -> bool:
     return name.startswith(OPERATOR_NAMESPACES)
 
 
-def _names(handler: cst.ExceptHandler) -> set[str]:
-    return set(re.findall(r"[A-Za-z_]\w*", _EMPTY.code_for_node(handler.type))) if handler.type is not None else {"*"}
-
-
 class _TorchCalls(cst.CSTVisitor):
     def __init__(self, owner: PassTransformer) -> None:
         self.owner = owner
@@ -193,27 +188,13 @@ def detect(file: AstFile) -> Iterator[Site]:
         if not isinstance(node, ast.Try):
             continue
         for handler in node.handlers:
-            names = set(_WORD.findall(file.source(handler.type))) if handler.type is not None else {"*"}
+            names = file.handler_names(handler)
             if names & (_BROADER | {"*"}):
                 break
             if "NotImplementedError" in names:
-                if any(_calls_an_operator(file, statement) for statement in node.body):
+                if any(file.runs_a_call(statement, is_operator) for statement in node.body):
                     yield file.finding(handler, MESSAGE)
                 break
-
-
-def _calls_an_operator(file: AstFile, root: ast.AST) -> bool:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Call):
-            name = file.qualname(node.func) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
-            if name is not None and is_operator(name):
-                return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue  # a nested definition (its decorators too) does not run in the try body
-        stack.extend(ast.iter_child_nodes(node))
-    return False
 
 
 PASS.analyse = analyser(PASS.id, detect, exact=True)
@@ -223,7 +204,7 @@ PASS.analyse = analyser(PASS.id, detect, exact=True)
 class NotImplementedHandlers(PassTransformer):
     def visit_Try(self, node: cst.Try) -> None:
         for handler in node.handlers:
-            names = _names(handler)
+            names = handler_names(handler)
             if names & (_BROADER | {"*"}):
                 return  # this handler (or an earlier one) already catches RuntimeError
             if "NotImplementedError" in names:

@@ -26,10 +26,10 @@ from collections.abc import Iterator
 import libcst as cst
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
+from torchmigrate.python.helpers import handler_names
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
-_EMPTY = cst.Module(body=[])
 CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
 _COVERS = {"ValueError", "IndexError", "Exception", "BaseException"}
 
@@ -78,10 +78,6 @@ PASS = Pass(
 )
 
 
-def _names(handler: cst.ExceptHandler) -> set[str]:
-    return set(re.findall(r"[A-Za-z_]\w*", _EMPTY.code_for_node(handler.type))) if handler.type is not None else {"*"}
-
-
 class _Cats(cst.CSTVisitor):
     def __init__(self, owner: PassTransformer) -> None:
         self.owner = owner
@@ -103,9 +99,6 @@ MESSAGE = (
     "since 2.9 torch.cat raises ValueError for an empty list and IndexError for a bad dim (RuntimeError "
     "before): this handler no longer catches them; add ValueError/IndexError if it should"
 )
-_WORD = re.compile(r"[A-Za-z_]\w*")
-
-
 # an `except` clause that may name RuntimeError (on its line, after a line continuation, or in a bracketed tuple)
 _HANDLER = re.compile(r"\bexcept\b(?:[^\n]|\\\n)*\bRuntimeError\b|\bexcept\s*\(")
 
@@ -117,24 +110,12 @@ def detect(file: AstFile) -> Iterator[Site]:
     for node in file.walk():
         if not isinstance(node, ast.Try):
             continue
-        names = [set(_WORD.findall(file.source(h.type))) if h.type is not None else {"*"} for h in node.handlers]
+        names = [file.handler_names(h) for h in node.handlers]
         if set().union(*names) & (_COVERS | {"*"}):
             continue
         runtime = next((h for h, caught in zip(node.handlers, names, strict=True) if "RuntimeError" in caught), None)
-        if runtime is not None and any(_calls_cat(file, statement) for statement in node.body):
+        if runtime is not None and any(file.runs_a_call(statement, CAT.__contains__) for statement in node.body):
             yield file.finding(runtime, MESSAGE)
-
-
-def _calls_cat(file: AstFile, root: ast.AST) -> bool:
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and file.qualname(node.func) in CAT:
-            return True
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue  # a nested definition (its decorators too) does not run in the try body
-        stack.extend(ast.iter_child_nodes(node))
-    return False
 
 
 PASS.analyse = analyser(PASS.id, detect, exact=True)
@@ -143,10 +124,10 @@ PASS.analyse = analyser(PASS.id, detect, exact=True)
 @PASS.uses
 class CatErrorType(PassTransformer):
     def visit_Try(self, node: cst.Try) -> None:
-        caught = set().union(*(_names(h) for h in node.handlers)) if node.handlers else set()
+        caught = set().union(*(handler_names(h) for h in node.handlers)) if node.handlers else set()
         if caught & (_COVERS | {"*"}):
             return
-        runtime = next((h for h in node.handlers if "RuntimeError" in _names(h)), None)
+        runtime = next((h for h in node.handlers if "RuntimeError" in handler_names(h)), None)
         if runtime is None:
             return
         cats = _Cats(self)
