@@ -170,10 +170,14 @@ def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
     def fake(name: str, *words: str) -> Pass:
         return replace(get_pass("export-for-training"), id=name, triggers=tuple(words))
 
+    # and words with other characters (``import amp``, `` eig\n``, ``.norm(``): found only where the text holds them,
+    # whether their identifiers stand whole (`` eig\n``) or run on at the ends (``import amp`` in ``import ample``).
     made = [fake("a", "cuda.amp"), fake("b", "amp.autocast"), fake("c", "load"), fake("d", "load_state_dict"),
-            fake("e", "ab"), fake("f", "bcd"), fake("g", "abx"), fake("h", "c")]
+            fake("e", "ab"), fake("f", "bcd"), fake("g", "abx"), fake("h", "c"), fake("i", "import amp"),
+            fake("j", " ab\n", ".c("), fake("k", "x-c")]
     rng = random.Random(7)
-    alphabet = ["cuda.amp", ".autocast", "load", "_state_dict", "ab", "bcd", "x", "c", " ", "amp"]
+    alphabet = ["cuda.amp", ".autocast", "load", "_state_dict", "ab", "bcd", "x", "c", " ", "amp", "import", "\n",
+                "(", ".", "-"]
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
         expected = [p for p in made if any(w in text for w in p.triggers)]

@@ -70,3 +70,26 @@ def test_real_files_give_the_same_results_with_and_without_detectors() -> None:
         assert fast == slow, path
         compared += 1
     assert compared > 30
+
+
+@pytest.mark.parametrize(
+    ("code", "unknown"),
+    [
+        ("def run(fn, *args, **kwargs):\n    return f(fn, *args, **kwargs)\n", True),  # a parameter: never complete
+        ("def run(fn, **kwargs):\n    return f(fn, **kwargs)\n", True),
+        ("def run(fn, **kwargs):\n    kwargs['use_reentrant'] = False\n    return f(fn, **kwargs)\n", False),
+        ("def run(fn, **kwargs):\n    return f(fn, **kwargs)\nX = {'use_reentrant': 1}\n", True),  # another scope's text
+        ("def run(fn):\n    kw = {'a': 1}\n    return f(fn, **kw)\n", False),  # complete or not: libcst's to tell
+        ("def run(fn):\n    kw = {'a': 1}\n    return f(fn, *a, **kw)\n", True),  # *args: never complete
+        ("def run(fn):\n    return f(fn, **self.kw)\n", True),
+        ("def run(fn):\n    return f(fn, **{'use_reentrant': True}, **self.kw)\n", False),
+        ("KW = dict(a=1)\ndef run(fn):\n    return f(fn, **KW)\n", True),  # module level: never complete
+        ("KW = dict(a=1)\ndef run(fn):\n    return f(fn, **KW)\ndef g():\n    KW['use_reentrant'] = 1\n", False),
+        ("def run(fn):\n    return f(fn, **unbound)\n", False),
+        ("def run(fn, **kw):\n    def inner():\n        nonlocal kw\n        kw = {}\n    return f(fn, **kw)\n", False),
+    ],
+)
+def test_star_keys_are_certainly_unknown_only_where_the_text_allows_no_other_answer(code: str, unknown: bool) -> None:
+    file = AstFile(code, ast.parse(code))
+    call = next(n for n in ast.walk(file.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "f")
+    assert file.star_keys_unknown(call, "use_reentrant") is unknown

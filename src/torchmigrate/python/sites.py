@@ -26,6 +26,8 @@ from torchmigrate.python.guards import is_version_guard_ast
 from torchmigrate.python.names import AstNames
 from torchmigrate.python.precheck import statement_start
 
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
 __all__ = ["EDIT", "FINDING", "AstFile", "Site", "SitePlan", "analyser", "analyser_of", "children_in_source_order"]
 
 EDIT, FINDING = "edit", "finding"
@@ -163,6 +165,72 @@ class AstFile:
                 continue
             stack.extend(ast.iter_child_nodes(node))
         return False
+
+    def star_keys_unknown(self, call: ast.Call, key: str) -> bool:
+        """Whether, for a call with ``**`` arguments, :func:`torchmigrate.python.starargs.star_keys` certainly says
+        "``key`` not among the visible keys, and not complete" (then a pass reports that it cannot tell); ``False``
+        when only libcst's scope analysis can say.
+
+        Not set, for sure: each ``**`` dict is an expression or a name no text of which (the dict display, the function
+        its name is bound in, or the whole module for a module-level name) spells ``key``: every key star_keys sees is a
+        string or keyword written in those places. Not complete, for sure: a ``*args`` argument, a ``**`` expression
+        that is not a dict display or ``dict(...)`` call, or a name with a binding other than ``name = <dict
+        display>`` in a function (a parameter, a loop target, a module-level variable, none at all)."""
+        incomplete = any(isinstance(argument, ast.Starred) for argument in call.args)
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                continue
+            value = keyword.value
+            if isinstance(value, (ast.Dict, ast.IfExp)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+            ):
+                if key in self.source(value):
+                    return False
+                continue  # its completeness is libcst's to tell
+            if not isinstance(value, ast.Name):
+                incomplete = True
+                continue
+            if value.id in self._redirected:
+                return False  # a binding may land in another scope than the one it is written in
+            scope = self.names.scope(value)
+            bindings = scope.resolve(value.id, scope)
+            if not bindings or any(b.scope.kind == "builtin" for b in bindings):
+                return False
+            where = self._binding_scope_text(bindings[0].node) if bindings[0].scope.kind == "function" else self.text
+            if where is None or key in where:
+                return False
+            for binding in bindings:
+                if binding.scope.kind != "function" or not self._assigned_a_dict(binding.node):
+                    incomplete = True
+        return incomplete
+
+    @cached_property
+    def _redirected(self) -> set[str]:
+        """The names a ``global`` or ``nonlocal`` statement of the file declares."""
+        return {name for node in ast.walk(self.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+
+    def _binding_scope_text(self, node: ast.AST) -> str | None:
+        """The source of the function whose scope a name binding written at ``node`` lands in (the name is in no
+        ``global`` or ``nonlocal`` statement): the definition a parameter belongs to, else the innermost enclosing one."""
+        current: ast.AST | None = self._parents.get(id(node)) if isinstance(node, ast.arg) else node
+        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(current, (ast.ClassDef, *_COMPREHENSIONS)):
+                return None
+            current = self._parents.get(id(current))
+        return None if current is None else self.source(current)
+
+    def _assigned_a_dict(self, node: ast.AST) -> bool:
+        """Whether ``node`` (a binding) is the whole target of ``name = <dict display, dict(...) or a choice>``."""
+        parent = self._parents.get(id(node))
+        if isinstance(parent, ast.Assign) and node in parent.targets:
+            value: ast.expr | None = parent.value
+        elif isinstance(parent, ast.AnnAssign) and parent.target is node:
+            value = parent.value
+        else:
+            return False
+        return isinstance(value, (ast.Dict, ast.IfExp)) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+        )
 
     def in_uncertain(self, line: int) -> bool:
         """Whether ``line`` lies in a statement that only looks like a guard (the transformer may skip it)."""

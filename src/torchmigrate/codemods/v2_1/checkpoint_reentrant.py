@@ -20,12 +20,18 @@ behaviour with hooks or in-place ops, so switching is left to you: review it aft
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.python.helpers import kwarg, with_kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import CallContext
+
+_CHECKPOINTS = frozenset({"torch.utils.checkpoint.checkpoint", "torch.utils.checkpoint.checkpoint_sequential"})
+_UNKNOWN = "checkpoint(..., **kwargs): cannot tell whether use_reentrant is among them; pass it explicitly"
+_CONTEXT = "checkpoint(context_fn=/debug=) without use_reentrant raises ValueError: these need use_reentrant=False"
 
 
 def _may_lack_use_reentrant(call: ast.Call) -> bool:
@@ -105,6 +111,24 @@ PASS = Pass(
             findings=1,
         ),
         Example(
+            title="a wrapper's *args and **kwargs parameters: finding",
+            before="""
+                from torch.utils.checkpoint import checkpoint
+                def run(fn, *args, **kwargs):
+                    return checkpoint(fn, *args, **kwargs)
+            """,
+            findings=1,
+        ),
+        Example(
+            title="a **kwargs parameter that the function gives use_reentrant: nothing to say",
+            before="""
+                from torch.utils.checkpoint import checkpoint
+                def run(fn, x, **kwargs):
+                    kwargs.setdefault("use_reentrant", False)
+                    return checkpoint(fn, x, **kwargs)
+            """,
+        ),
+        Example(
             title="**kwargs built in the same function with use_reentrant: passed, nothing to say",
             before="""
                 from torch.utils.checkpoint import checkpoint
@@ -145,10 +169,34 @@ def rewrite(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
         if keys.complete:
             ctx.finding("checkpoint(..., **kwargs): the dict does not set use_reentrant; add use_reentrant=True to it")
         else:
-            ctx.finding("checkpoint(..., **kwargs): cannot tell whether use_reentrant is among them; pass it explicitly")
+            ctx.finding(_UNKNOWN)
         return None
     if kwarg(call, "context_fn") is not None or kwarg(call, "debug") is not None:
-        ctx.finding("checkpoint(context_fn=/debug=) without use_reentrant raises ValueError: these need use_reentrant=False")
+        ctx.finding(_CONTEXT)
         return None
     ctx.message = "use_reentrant=True (the implicit default) made explicit; False is recommended"
     return with_kwarg(call, "use_reentrant", "True")
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """``rewrite``'s sites from the stdlib ast: its findings exactly, where a ``**`` argument's keys are certainly
+    unknown (:meth:`AstFile.star_keys_unknown`) or ``context_fn=``/``debug=`` is passed; every other call is an edit
+    site (the ``**`` dicts libcst's scope analysis must read among them)."""
+    for node in file.walk():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
+            continue
+        name = file.qualname(node.func)
+        if name not in _CHECKPOINTS or not _may_lack_use_reentrant(node):
+            continue
+        positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+        if name.endswith("_sequential") and len(positional) >= 4:
+            continue
+        if any(keyword.arg is None for keyword in node.keywords):
+            yield file.finding(node, _UNKNOWN) if file.star_keys_unknown(node, "use_reentrant") else file.edit(node)
+        elif any(keyword.arg in ("context_fn", "debug") for keyword in node.keywords):
+            yield file.finding(node, _CONTEXT)
+        else:
+            yield file.edit(node)
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)
