@@ -206,3 +206,17 @@ def test_text_and_method_filters_keep_torch_norm_only_where_it_can_act(code: str
     norm = get_pass("torch-norm")
     assert norm.text_filter is not None and norm.method_filter is not None
     assert (relevant_passes(code, [norm]) == [norm]) is in_play
+
+
+def test_a_pass_on_another_package_needs_that_package_named_in_the_file() -> None:
+    """`info` is a trigger word of torchaudio-removed-apis and a word of every logging call: a file that never spells
+    `torchaudio` cannot reach `torchaudio.info`, so the pass is out before any parse (a file that does not parse is
+    still handed on, to be reported)."""
+    removed = get_pass("torchaudio-removed-apis")
+    assert "info" in removed.triggers
+    assert relevant_passes("import logging\nlogging.info('loading')\n", [removed]) == []
+    assert relevant_passes("import torchaudio as ta\nmeta = ta.info(path)\n", [removed]) == [removed]
+    assert relevant_passes("from torchaudio import info\nmeta = info(path)\n", [removed]) == [removed]
+    assert relevant_passes("logging.info(\n", [removed]) == [removed]
+    norm = get_pass("torch-norm")  # acts on `x.norm()` whatever imports the file has: never cut this way
+    assert relevant_passes("def f(x):\n    return x.norm(dim=1)\n", [norm]) == [norm]

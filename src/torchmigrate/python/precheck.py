@@ -32,7 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from torchmigrate.core.text import has_lone_cr
-from torchmigrate.python.triggers import text_regex, trie_pattern, trigger_lines, triggered
+from torchmigrate.python.triggers import identifiers, text_regex, trie_pattern, trigger_lines, triggered
 
 if TYPE_CHECKING:
     from torchmigrate.core.passes import Pass
@@ -430,6 +430,25 @@ def pass_targets(pass_: Pass) -> frozenset[str] | None:
     return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(pass_.qualnames or ())
 
 
+def _target_roots(pass_: Pass) -> frozenset[str] | None:
+    """The top-level packages of a pass's targets (``torchaudio`` for ``torchaudio.info``), when it acts on its
+    targets only (no ``method_filter``): a file can reach a target only through an import, or a string, that spells
+    its package's name whole, so a file that has no such identifier anywhere gives the pass nothing. ``None`` when
+    the pass cannot say."""
+    cached = _ROOTS.get(id(pass_))
+    if cached is not None and cached[0] is pass_:
+        return cached[1]
+    targets = pass_targets(pass_)
+    roots = None if targets is None or pass_.method_filter is not None else frozenset(t.split(".")[0] for t in targets)
+    if roots is not None and not all(root.isidentifier() for root in roots):
+        roots = None
+    _ROOTS[id(pass_)] = (pass_, roots)  # the pass is kept alive with its entry: its id is not reused
+    return roots
+
+
+_ROOTS: dict[int, tuple[Pass, frozenset[str] | None]] = {}
+
+
 def _spelled_in_strings(scanned: Scan, targets: frozenset[str]) -> bool:
     return _references_names((text for text in scanned.strings if "." in text and " " not in text), targets)
 
@@ -528,9 +547,13 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     Callers run the trigger regex first; this costs one ``ast.parse`` and a walk of the statements, going into the
     expressions only of those that hold a trigger word (every statement when a pass's targets are not anchored).
     """
-    passes = triggered(text, passes)
-    if not passes:
+    found = triggered(text, passes)
+    if not found:
         return []
+    spelled = identifiers(text)
+    passes = [p for p in found if (roots := _target_roots(p)) is None or not roots.isdisjoint(spelled)]
+    if not passes:
+        return found if parse(text) is None else []  # a file that does not parse is reported, as before the cut
     anchored = all((t := pass_targets(p)) is None or _anchored(p, t) for p in passes)
     if anchored and not full and prose_only(text, text_regex(tuple(sorted({w for p in passes for w in p.triggers})))):
         return []  # trigger words only in comments and docstrings: nothing to parse

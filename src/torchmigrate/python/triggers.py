@@ -83,6 +83,8 @@ class _WordIndex:
         match spans two. A word with other characters occurs only if each identifier it spells whole (bounded inside
         it on both sides) is one of the file's and each at its ends lies in a run; only then is the text searched for it."""
         distinct = set(_RUN.findall(text))
+        identifiers = {part for run in distinct for part in run.split(".")}
+        _LAST_IDENTIFIERS[:] = [(text, identifiers)]
         runs = "\n".join(distinct)
         present: set[str] = set()
         maybe: set[str] = set()
@@ -92,13 +94,25 @@ class _WordIndex:
             maybe |= across
         present |= {w for w in maybe - present if w in runs}
         if self.others:
-            identifiers = {part for run in distinct for part in run.split(".")}
             present |= {
                 w
                 for w, whole, edges in self.others
                 if whole <= identifiers and all(e in runs for e in edges) and w in text
             }
         return present
+
+
+_LAST_IDENTIFIERS: list[tuple[str, set[str]]] = []
+
+
+def identifiers(text: str) -> set[str]:
+    """The identifiers ``text`` spells anywhere (code, strings, comments); the last text's are remembered (by
+    identity), as :func:`triggered` found them."""
+    if _LAST_IDENTIFIERS and _LAST_IDENTIFIERS[0][0] is text:
+        return _LAST_IDENTIFIERS[0][1]
+    found = {part for run in set(_RUN.findall(text)) for part in run.split(".")}
+    _LAST_IDENTIFIERS[:] = [(text, found)]
+    return found
 
 
 def _identifiers(word: str) -> tuple[frozenset[str], tuple[str, ...]]:
