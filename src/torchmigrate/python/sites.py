@@ -304,14 +304,17 @@ def analyser_of(pass_: Pass) -> Analyser | None:
         return None
     found = _REWRITERS.get(pass_.id)
     if found is None:
-        found = _REWRITERS[pass_.id] = analyser(pass_.id, _rewritten_calls(frozenset(pass_.call_rewriters), pass_.call_filter))
+        found = _REWRITERS[pass_.id] = analyser(pass_.id, calls_to(frozenset(pass_.call_rewriters), pass_.call_filter))
     return found
 
 
 _REWRITERS: dict[str, Analyser] = {}
 
 
-def _rewritten_calls(names: frozenset[str], keep: Callable[[ast.Call], bool] | None) -> Callable[[AstFile], Iterator[Site]]:
+def calls_to(names: frozenset[str], keep: Callable[[ast.Call], bool] | None = None) -> Callable[[AstFile], Iterator[Site]]:
+    """A detector of edit sites: the calls whose callee has one of ``names`` as its qualified name (and that ``keep``
+    accepts)."""
+
     def detect(file: AstFile) -> Iterator[Site]:
         for node in file.walk():
             if (

@@ -12,12 +12,15 @@ Anywhere else the call gets a finding with the replacement to write by hand.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from itertools import chain
 
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
+from torchmigrate.core.passes import Analyser, Pass
 from torchmigrate.python.helpers import kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser, calls_to
 from torchmigrate.python.transform import PassTransformer
 
 # builds the replacement for the first output from the (updated) call, or returns None after reporting a finding
@@ -191,3 +194,16 @@ def keep_out(call: cst.Call, args: list[cst.Arg]) -> list[cst.Arg]:
     """``args`` plus the call's ``out=`` keyword, when it has one (the linalg replacements take it too)."""
     out = kwarg(call, "out")
     return [*args, kw("out", out.value)] if out is not None else args
+
+
+def first_output_analyser(pass_: Pass, transformer: type[FirstOutputTransformer]) -> Analyser:
+    """A bound from the stdlib ast for a pass made of a ``FirstOutputTransformer`` and call rewriters: both act only
+    on calls of their qualified names, so a file without one is settled without libcst (declare it after the
+    rewriters)."""
+    first = calls_to(frozenset(transformer.FIRST))
+    rewritten = calls_to(frozenset(pass_.call_rewriters), pass_.call_filter)
+
+    def detect(file: AstFile) -> Iterator[Site]:
+        return chain(first(file), rewritten(file))
+
+    return analyser(pass_.id, detect)

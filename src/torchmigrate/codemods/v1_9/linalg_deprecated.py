@@ -55,6 +55,7 @@ from ._outputs import (
     FirstOutputTransformer,
     argument,
     call_with,
+    first_output_analyser,
     keep_out,
     kw,
     literal_bool,
@@ -378,3 +379,6 @@ class LinalgDeprecated(FirstOutputTransformer):
             "X = torch.linalg.solve_triangular(A, B, upper=...) (arguments reversed; A.clone() gives the copy)",
         ),
     }
+
+
+PASS.analyse = first_output_analyser(PASS, LinalgDeprecated)

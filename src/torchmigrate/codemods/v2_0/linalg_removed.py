@@ -43,7 +43,7 @@ from torchmigrate.core.passes import REMOVAL, REVIEW, Example, Pass
 from torchmigrate.python.helpers import has_star_args, kwarg
 from torchmigrate.python.transform import CallContext
 
-from ..v1_9._outputs import FirstOutputTransformer, argument, call_with, keep_out, kw, literal_bool, pos
+from ..v1_9._outputs import FirstOutputTransformer, argument, call_with, first_output_analyser, keep_out, kw, literal_bool, pos
 
 EIG = (
     "torch.eig was removed (RuntimeError since 1.13): eigenvalues are now complex — L = torch.linalg.eigvals(A) "
@@ -252,3 +252,6 @@ def eig(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
 def lstsq(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     ctx.finding(LSTSQ)
     return None
+
+
+PASS.analyse = first_output_analyser(PASS, LinalgRemoved)

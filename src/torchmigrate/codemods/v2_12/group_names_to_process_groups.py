@@ -47,7 +47,9 @@ which is why this pass belongs to 2.12.
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import libcst as cst
@@ -56,6 +58,7 @@ from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
 
 PASS = Pass(
@@ -559,3 +562,22 @@ class GroupNameTransformer(PassTransformer):
     def _alone_on_its_line(self, assign: cst.Assign) -> bool:
         line = self.get_metadata(ParentNodeProvider, assign, None)
         return isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A bound from the stdlib ast: the transformer acts only through the group argument of a functional collective
+    or op (what ``_Collector`` gathers), so a file with no such call (or none whose arguments ``*``/``**`` may hide
+    it) is settled without libcst."""
+    for node in file.walk():
+        if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
+            continue
+        slot = group_slot(file.qualname(node.func))
+        if slot is None:
+            continue
+        index, keyword = slot
+        hidden = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        if hidden or len(node.args) > index or any(k.arg == keyword for k in node.keywords):
+            yield file.edit(node)
+
+
+PASS.analyse = analyser(PASS.id, detect)

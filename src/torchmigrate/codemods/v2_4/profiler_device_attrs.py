@@ -30,11 +30,14 @@ Safe: the deprecated properties return exactly the new attribute, and the other 
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
+from torchmigrate.python.sites import AstFile, Site, analyser, children_in_source_order
 from torchmigrate.python.transform import PassTransformer
 
 RENAMES = {
@@ -190,12 +193,12 @@ class ProfilerEventAttrs(PassTransformer):
             self.edited(original_node, f"profiler event .{old} → .{new}")
             return updated_node.with_changes(attr=cst.Name(new))
         if self.profiles and old not in _GENERIC:
-            self.finding(
-                original_node,
-                f".{old}: if this is a torch profiler event, the attribute is .{new} since PyTorch 2.4 "
-                f"(.{old} is deprecated or gone on 2.13)",
-            )
+            self.finding(original_node, _unidentified(old, new))
         return updated_node
+
+
+def _unidentified(old: str, new: str) -> str:
+    return f".{old}: if this is a torch profiler event, the attribute is .{new} since PyTorch 2.4 (.{old} is deprecated or gone on 2.13)"
 
 
 class _Bindings(cst.CSTVisitor):
@@ -234,3 +237,97 @@ class _Bindings(cst.CSTVisitor):
 
 
 PASS.uses(ProfilerEventAttrs)
+
+
+class _AstEvents:
+    """``ProfilerEventAttrs``' event lists and events, read from the stdlib ast by the same rules (``_Bindings``
+    visits every node in file order, guarded code too)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.lists: set[str] = set()
+        self.events: set[str] = set()
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Assign):
+                if self.is_list(node.value):
+                    self.lists.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+                if isinstance(node.target, ast.Name) and self.is_list(node.iter):
+                    self.events.add(node.target.id)
+            elif isinstance(node, ast.Call):
+                first = _first_argument(node)
+                func = node.func
+                if isinstance(func, ast.Name) and func.id in (_PASS_THROUGH | _PICK) and first is not None and self.is_list(first):
+                    for keyword in node.keywords:
+                        if keyword.arg == "key" and isinstance(keyword.value, ast.Lambda):
+                            self.events.update(a.arg for a in keyword.value.args.args)
+            stack.extend(reversed(list(children_in_source_order(node))))
+
+    def is_list(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.lists
+        if isinstance(node, ast.Attribute):
+            return node.attr == "function_events"
+        if isinstance(node, ast.Subscript):
+            return self.is_list(node.value) and all(isinstance(e, ast.Slice) for e in _elements(node.slice))
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _EVENT_LISTS:
+                return True
+            if isinstance(func, ast.Name) and func.id in _PASS_THROUGH:
+                unnamed = [a.value if isinstance(a, ast.Starred) else a for a in node.args]
+                unnamed += [k.value for k in node.keywords if k.arg is None]
+                return any(self.is_list(a) for a in unnamed)
+        return False
+
+    def is_event(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id in self.events
+        if isinstance(node, ast.Subscript):
+            return self.is_list(node.value) and not any(isinstance(e, ast.Slice) for e in _elements(node.slice))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _PICK:
+            first = _first_argument(node)
+            return first is not None and self.is_list(first)
+        return False
+
+
+def _elements(index: ast.expr) -> list[ast.expr]:
+    return list(index.elts) if isinstance(index, ast.Tuple) and not _parenthesized(index) else [index]
+
+
+def _parenthesized(node: ast.Tuple) -> bool:
+    """``x[(a, b)]`` (one element to libcst) rather than ``x[a, b]``; a tuple display starts with its parenthesis."""
+    return bool(node.elts) and (node.col_offset, node.lineno) != (node.elts[0].col_offset, node.elts[0].lineno)
+
+
+def _first_argument(call: ast.Call) -> ast.expr | None:
+    """The value of the call's first argument in source order (``*x`` and ``**x`` give ``x``), as libcst lists them."""
+    values = [a.value if isinstance(a, ast.Starred) else a for a in call.args] + [k.value for k in call.keywords]
+    starts = [(a.lineno, a.col_offset) for a in call.args] + [(k.lineno, k.col_offset) for k in call.keywords]
+    if not starts:
+        return None
+    first = min(range(len(starts)), key=starts.__getitem__)
+    return values[first]
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """``ProfilerEventAttrs``' edits and findings from the stdlib ast (exact); an import that spells one of the
+    names (libcst sees an Attribute there) is left to libcst."""
+    events = _AstEvents(file.tree)
+    profiles = bool(_USES_PROFILER.search(file.text))
+    for node in file.walk():
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            paths = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            if any(part in RENAMES for path in paths for part in path.split(".")[1:]):
+                yield file.edit(node)
+            continue
+        if not isinstance(node, ast.Attribute) or node.attr not in RENAMES:
+            continue
+        if events.is_event(node.value):
+            yield file.edit(node)
+        elif profiles and node.attr not in _GENERIC:
+            yield file.finding(node, _unidentified(node.attr, RENAMES[node.attr]))
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)
