@@ -41,6 +41,7 @@ PASS = Pass(
         "; since 2.12: FunctionEvent.event_metadata (torch 2.12.0 wheel, torch/autograd/profiler_util.py)"
     ),
     triggers=("metadata_json",),
+    sliceable=False,  # whether the file uses the profiler is read from all of its text
     review_note="event_metadata is a structured EventMetadata named tuple (or None), not a JSON string.",
     examples=[
         Example(

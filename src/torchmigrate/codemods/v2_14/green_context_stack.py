@@ -35,6 +35,7 @@ PASS = Pass(
         "; finding only: emits no new form"
     ),
     triggers=("set_context", "pop_context", "SUPPORTED"),
+    sliceable=False,  # whether the file uses green contexts is read from all of its text
     examples=[
         Example(
             before="""

@@ -40,6 +40,7 @@ PASS = Pass(
         "; finding only: emits no new form"
     ),
     triggers=("event_metadata", "metadata_json"),
+    sliceable=False,  # whether the file uses the profiler is read from all of its text
     examples=[
         Example(
             before="""
