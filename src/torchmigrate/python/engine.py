@@ -115,7 +115,8 @@ def migrate_text(
     newline = dominant_newline(text)
     active = [p for p in passes if id(p) in in_play]
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
-        sliced = make_slice(text, tree, trigger_regex(active), newline)
+        renames_only = all(p.renames and p.transformer is None and not p.call_rewriters for p in active)
+        sliced = make_slice(text, tree, trigger_regex(active), newline, follow_variables=not renames_only)
         if sliced is not None:
             # settled passes stay settled in the slice's run; their findings (lines of the original) are added below
             skip: dict[int, list[Finding]] = {key: [] for key in settled}

@@ -5,10 +5,12 @@ legacy calls a migration rewrites usually sit in a few functions of it. Before l
 top-level statements (the stdlib ``ast`` gives their lines). A statement group is *kept* verbatim when it
 
 - is the first one (module docstring, ``from __future__`` imports, the header comments),
-- spells ``import`` (the import structure stays whole, nested and conditional imports included),
+- holds an import that binds a module-level name (the import structure stays whole, conditional imports included;
+  a function's or class's own imports bind local names and do not keep it),
 - holds a trigger word of a pass in play, or a name that an import spelling a trigger word binds (``efi`` for
   ``from torch.export import export_for_inference as efi``),
-- or shares a module-level variable with a kept group, either way (``state = torch.load(p)`` … ``m.load(state)``).
+- or shares a module-level variable with a kept group, either way (``state = torch.load(p)`` … ``m.load(state)``),
+  unless every pass in play only renames (``Pass.renames`` and nothing else).
 
 Each run of the other groups becomes one *stub* line that keeps what the rest of the file can observe of it: the
 module-level names it binds, the names and attribute chains it uses, and the words of its strings, which is what
@@ -203,9 +205,14 @@ def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str]) -> list[t
     return spans
 
 
-def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: str = "\n") -> Slice | None:
+def make_slice(
+    text: str, tree: ast.Module, triggers: re.Pattern[str], newline: str = "\n", follow_variables: bool = True
+) -> Slice | None:
     """The slice of ``text`` (parsed as ``tree``) for passes whose trigger words ``triggers`` matches, or ``None``
-    when slicing would not leave out enough (or the text has line breaks the ``ast`` counts differently)."""
+    when slicing would not leave out enough (or the text has line breaks the ``ast`` counts differently).
+
+    ``follow_variables=False`` (passes that only rename, whose edits never depend on how a variable is used elsewhere):
+    module-level variables do not tie groups together."""
     if has_lone_cr(text) or "migrate:" in text:
         return None  # lone CR line breaks; suppression comments (their logical lines must stay whole)
     groups = _groups(tree)
@@ -234,12 +241,13 @@ def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: 
     keep[0] = True
     words = [set(_WORD.findall(chunk)) for chunk in chunks]
     for index, chunk in enumerate(chunks):
-        if "import" in words[index] or triggers.search(chunk) or not words[index].isdisjoint(relevant):
+        binds = "import" in words[index] and _imports_bind_module_names(groups[index][1], "global" in words[index])
+        if binds or triggers.search(chunk) or not words[index].isdisjoint(relevant):
             keep[index] = True
     # Module-level variables tie groups together: keep every group that uses a variable a kept one binds or uses.
     variables = [_assigned(statements) for _, statements in groups]
     every_variable = set().union(*variables)
-    changed = True
+    changed = follow_variables
     while changed:
         changed = False
         shared: set[str] = set()
@@ -279,6 +287,25 @@ def make_slice(text: str, tree: ast.Module, triggers: re.Pattern[str], newline: 
         out.append(stub)
         origin.append(0)
     return Slice(text="".join(out), origin=origin, holes=holes)
+
+
+def _imports_bind_module_names(statements: list[ast.stmt], declares_global: bool) -> bool:
+    """Whether an import among ``statements`` binds a name in the module scope: at the top level or in the blocks of
+    an ``if``/``try``/``with``/``for``/``while``/``match``. An import inside a function or class binds a local name,
+    which nothing outside it sees (libcst adds imports after the module's leading ones only), so such a group may
+    become a stub; unless the function declares a name ``global`` (``global np; import numpy as np``)."""
+    stack: list[ast.AST] = list(statements)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if declares_global and any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node)):
+                return True
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, ()))
+    return False
 
 
 def _assigned(statements: list[ast.stmt]) -> set[str]:
