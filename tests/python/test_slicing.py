@@ -215,3 +215,64 @@ def test_a_pass_that_reads_the_whole_text_is_not_sliced(pass_id: str, head: str,
     sliced, whole, _ = _both(text, [pass_])
     _same(sliced, whole)
     assert whole.edits or whole.findings
+
+
+METHOD_FILLER = '''
+{indent}def _filler_method_{k}(self, value):
+{indent}    """Scale a value."""
+{indent}    return value * {k}
+'''
+
+
+def _padded_classes(code: str) -> str:
+    """``code`` with unrelated methods after every statement of each class body (nested classes too)."""
+    tree = ast.parse(code)
+    lines = code.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    inserts: dict[int, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ClassDef) and node.body and node.body[0].lineno > node.lineno:
+            first = lines[node.body[0].lineno - 1]
+            indent = first[: len(first) - len(first.lstrip())]
+            for statement in node.body:
+                end = statement.end_lineno or statement.lineno
+                inserts.setdefault(end, []).append(METHOD_FILLER.format(indent=indent, k=end))
+    out: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        out.append(line)
+        out.extend(inserts.get(number, ()))
+    return "".join(out)
+
+
+CLASS_EXAMPLES = [
+    pytest.param(p, i, id=f"{p.id}-{i}")
+    for p in PYTHON_PASSES
+    for i, e in enumerate(p.examples)
+    if "class " in e.before and any(isinstance(n, ast.ClassDef) for n in ast.walk(ast.parse(e.before)))
+]
+
+
+@pytest.mark.parametrize(("pass_", "index"), CLASS_EXAMPLES)
+def test_examples_with_classes_padded_inside_give_the_whole_file_result(pass_: Pass, index: int) -> None:
+    """Methods of a kept class that hold nothing a pass acts on become stubs too: every example with a class, padded
+    with such methods inside its classes (and functions between its statements), gives the whole-file result."""
+    example = pass_.examples[index]
+    code = _padded(_padded_classes(example.before))
+    assert not trigger_regex(all_passes()).search(METHOD_FILLER)
+    target = parse_version(example.to) if example.to else pass_.version
+    for passes in ([pass_], select_passes(to=target, from_=OLDEST, select=[p.id for p in all_passes()])):
+        sliced, whole, _ = _both(code, passes)
+        _same(sliced, whole)
+
+
+def test_methods_of_a_kept_class_become_stubs() -> None:
+    methods = "".join(METHOD_FILLER.format(indent="    ", k=k) for k in range(10))
+    code = f"import torch\n\n\nclass Trainer:\n{methods}\n    def save(self, path):\n        return torch.load(path)\n{methods}\n\nTRAINER = Trainer()\n"
+    tree = ast.parse(code)
+    sliced = make_slice(code, tree, trigger_regex([get_pass("torch-load-weights-only")]))
+    assert sliced is not None
+    assert "def save(self, path):\n        return torch.load(path)\n" in sliced.text
+    assert "Scale a value" not in sliced.text  # the methods' bodies are left out; their names stay bound
+    assert sliced.text.count("__torchmigrate_hole_") == 3  # two runs of methods, and the last statement
+    assert sliced.splice(sliced.text) == code

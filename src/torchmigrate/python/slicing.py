@@ -257,7 +257,19 @@ def make_slice(
         for index, flag in enumerate(keep):
             if not flag and not (words[index].isdisjoint(shared) and variables[index].isdisjoint(shared)):
                 keep[index] = changed = True
+    final_shared: set[str] = set()
+    if follow_variables:
+        for index, flag in enumerate(keep):
+            if flag:
+                final_shared |= variables[index] | (words[index] & every_variable)
+    inner: dict[int, list[list[ast.stmt]]] = {}  # kept class group → its runs of methods to stub
+    for index, flag in enumerate(keep):
+        if flag and index > 0 and len(groups[index][1]) == 1 and isinstance(groups[index][1][0], ast.ClassDef):
+            runs = _method_runs(groups[index][1][0], lines, triggers, relevant, final_shared)
+            if runs:
+                inner[index] = runs
     omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
+    omitted += sum((run[-1].end_lineno or run[-1].lineno) - statement_start(run[0]) for runs in inner.values() for run in runs)
     if omitted < MIN_SAVING * max(len(lines), 1):
         return None
 
@@ -268,8 +280,20 @@ def make_slice(
     while index < len(groups):
         if keep[index]:
             first, last = spans[index]
-            out.extend(lines[first - 1 : last])
-            origin.extend(range(first, last + 1))
+            position = first
+            for run in inner.get(index, ()):
+                head, tail = statement_start(run[0]), run[-1].end_lineno or run[-1].lineno
+                out.extend(lines[position - 1 : head - 1])
+                origin.extend(range(position, head))
+                indent = lines[head - 1][: len(lines[head - 1]) - len(lines[head - 1].lstrip(" \t"))]
+                names = {statement.name for statement in run}  # type: ignore[attr-defined]
+                stub = indent + _stub(len(holes) + 1, run, names, visible, frozenset(dotted), newline)
+                holes[stub.rstrip("\r\n")] = "".join(lines[head - 1 : tail])
+                out.append(stub)
+                origin.append(0)
+                position = tail + 1
+            out.extend(lines[position - 1 : last])
+            origin.extend(range(position, last + 1))
             index += 1
             continue
         run_start = index
@@ -287,6 +311,42 @@ def make_slice(
         out.append(stub)
         origin.append(0)
     return Slice(text="".join(out), origin=origin, holes=holes)
+
+
+def _method_runs(
+    cls: ast.ClassDef, lines: list[str], triggers: re.Pattern[str], relevant: set[str], shared: set[str]
+) -> list[list[ast.stmt]]:
+    """Inside a kept class, the runs of consecutive methods that can become one stub line each, as top-level groups
+    do: a method that holds a trigger word, a name an import spelling one binds, a module-level variable the kept code
+    shares (``shared``) or a ``global`` / ``nonlocal`` declaration stays, and so does every other statement of the
+    class body (a nested class is looked into the same way). A run is worth a stub only if it leaves out more than
+    its one line."""
+    runs: list[list[ast.stmt]] = []
+    current: list[ast.stmt] = []
+    previous_end = 0
+    for statement in cls.body:
+        start = statement_start(statement)
+        end = statement.end_lineno or statement.lineno
+        stub = isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and start > previous_end
+        if stub:
+            text = "".join(lines[start - 1 : end])
+            found = set(_WORD.findall(text))
+            stub = not (
+                triggers.search(text) or not found.isdisjoint(relevant) or not found.isdisjoint(shared)
+                or "global" in found or "nonlocal" in found
+            )
+        if stub:
+            current.append(statement)
+        else:
+            if current:
+                runs.append(current)
+                current = []
+            if isinstance(statement, ast.ClassDef):  # a nested class: its methods, the same way
+                runs.extend(_method_runs(statement, lines, triggers, relevant, shared))
+        previous_end = end
+    if current:
+        runs.append(current)
+    return [run for run in runs if (run[-1].end_lineno or run[-1].lineno) > statement_start(run[0])]
 
 
 def _imports_bind_module_names(statements: list[ast.stmt], declares_global: bool) -> bool:
