@@ -264,8 +264,9 @@ def make_slice(
                 final_shared |= variables[index] | (words[index] & every_variable)
     inner: dict[int, list[list[ast.stmt]]] = {}  # kept class group → its runs of methods to stub
     for index, flag in enumerate(keep):
-        if flag and index > 0 and len(groups[index][1]) == 1 and isinstance(groups[index][1][0], ast.ClassDef):
-            runs = _method_runs(groups[index][1][0], lines, triggers, relevant, final_shared)
+        only = groups[index][1][0] if len(groups[index][1]) == 1 else None
+        if flag and index > 0 and isinstance(only, ast.ClassDef):
+            runs = _method_runs(only, lines, triggers, relevant, final_shared)
             if runs:
                 inner[index] = runs
     omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
