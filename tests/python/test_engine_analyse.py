@@ -112,3 +112,18 @@ def test_detectors_settle_files_whose_trigger_words_are_no_site() -> None:
     assert _parses(cat + "try:\n    y = torch.stack(xs)\nexcept RuntimeError:\n    y = None\n", "cat-error-type") == 0
     found = migrate_text(cat + "try:\n    y = torch.cat(xs)\nexcept RuntimeError:\n    y = None\n", [get_pass("cat-error-type")])
     assert [(f.line, f.col) for f in found.findings] == [(5, 1)]  # from the ast alone: exact, as the transformer's
+
+
+def test_findings_the_ast_settles_never_reach_libcst() -> None:
+    """checkpoint-reentrant and torch-load-weights-only report from the ast where nothing in view can change the
+    answer; where a variable may still feed `load_state_dict`, or `**kwargs` may set the argument, libcst decides."""
+    load = "import torch\n\n"
+    assert _parses(load + "def restore(path):\n    ckpt = torch.load(path)\n    return ckpt['model']\n", "torch-load-weights-only") == 0
+    assert _parses(load + "def restore(m, path):\n    sd = torch.load(path)\n    m.load_state_dict(sd)\n", "torch-load-weights-only") == 1
+    assert _parses(load + "def restore(path, **kw):\n    return torch.load(path, **kw)\n", "torch-load-weights-only") == 0
+    assert _parses(load + "def restore(path, **kw):\n    kw.setdefault('weights_only', True)\n    return torch.load(path, **kw)\n", "torch-load-weights-only") == 1
+    ckpt = "from torch.utils.checkpoint import checkpoint\n\n"
+    assert _parses(ckpt + "def run(fn, *args, **kwargs):\n    return checkpoint(fn, *args, **kwargs)\n", "checkpoint-reentrant") == 0
+    assert _parses(ckpt + "def run(fn, x):\n    return checkpoint(fn, x)\n", "checkpoint-reentrant") == 1  # an edit
+    found = migrate_text(load + "def restore(path):\n    return torch.load(path)\n", [get_pass("torch-load-weights-only")])
+    assert [(f.line, f.col) for f in found.findings] == [(4, 12)]

@@ -114,6 +114,21 @@ class AstFile:
                 offset = len(text.encode("utf-8")[:offset].decode("utf-8", "replace"))
         return line, offset + 1
 
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        return self._parents.get(id(node))
+
+    def scope_text(self, node: ast.AST) -> str | None:
+        """The source of the scope a name bound at ``node`` lives in (the function, or the whole file at module
+        level); ``None`` inside a class body or comprehension, or for a name a ``global``/``nonlocal`` redirects."""
+        if isinstance(node, ast.Name) and node.id in self._redirected:
+            return None
+        current: ast.AST | None = node
+        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            if isinstance(current, (ast.ClassDef, *_COMPREHENSIONS)):
+                return None
+            current = self._parents.get(id(current))
+        return self.text if current is None else self.source(current)
+
     def statement(self, node: ast.AST) -> ast.stmt:
         current: ast.AST | None = node
         while current is not None and not isinstance(current, ast.stmt):

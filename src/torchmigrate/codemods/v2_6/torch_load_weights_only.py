@@ -30,12 +30,14 @@ to the user (for trusted files only), as is allow-listing classes with `torch.se
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.helpers import arg, has_star_args, kwarg, with_kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.starargs import star_keys
 from torchmigrate.python.transform import PassTransformer
 
@@ -245,6 +247,8 @@ _FINDING = (
 )
 
 
+_UNKNOWN_KWARGS = "torch.load(..., **kwargs): cannot tell whether weights_only is among them; " + _FINDING
+_WITHOUT = "torch.load(...) without weights_only: " + _FINDING
 _SAFE_GLOBALS = frozenset({"torch.serialization.safe_globals"})
 _LOOKS = frozenset({"callable", "id", "isinstance", "hasattr", "getattr", "repr", "str", "print", "type"})
 _WRAPS = frozenset({"functools.wraps", "functools.update_wrapper"})
@@ -341,14 +345,11 @@ class LoadTransformer(PassTransformer):
             if keys.complete:
                 self.finding(original_node, "torch.load(..., **kwargs) without weights_only (the dict does not set it): " + _FINDING)
             else:
-                self.finding(
-                    original_node,
-                    "torch.load(..., **kwargs): cannot tell whether weights_only is among them; " + _FINDING,
-                )
+                self.finding(original_node, _UNKNOWN_KWARGS)
             return updated_node
         if not self._feeds_load_state_dict(original_node):
             if self._allows_weights_only(original_node):
-                self.finding(original_node, "torch.load(...) without weights_only: " + _FINDING)
+                self.finding(original_node, _WITHOUT)
             return updated_node
         self.edited(original_node, "torch.load feeds load_state_dict: weights_only=True (the 2.6 default) made explicit")
         return with_kwarg(updated_node, "weights_only", "True")
@@ -398,3 +399,80 @@ class LoadTransformer(PassTransformer):
 
 
 PASS.uses(LoadTransformer)
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """``LoadTransformer``'s findings from the stdlib ast where the ast settles them; every other site is an edit
+    site for libcst: a call that may feed ``load_state_dict`` (directly, or through a variable in a scope whose text
+    spells ``load_state_dict``), ``**kwargs`` that may set ``weights_only`` or ``pickle_module``, and ``torch.load``
+    used as a value."""
+    safe_file: bool | None = None
+    for node in file.walk():
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            parent = file.parent(node)
+            if not (isinstance(parent, ast.Call) and parent.func is node) and file.qualname(node) == "torch.load":
+                yield file.edit(node)
+            continue
+        if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
+            continue
+        if file.qualname(node.func) != "torch.load" or not _may_lack_weights_only(node):
+            continue
+        positional = [a for a in node.args if not isinstance(a, ast.Starred)]
+        pickle = positional[2] if len(positional) > 2 else next((k.value for k in node.keywords if k.arg == "pickle_module"), None)
+        if pickle is not None and not (isinstance(pickle, ast.Name) and pickle.id == "None"):
+            continue
+        starred = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
+        if starred:
+            if not (file.star_keys_unknown(node, "weights_only") and file.star_keys_unknown(node, "pickle_module")):
+                yield file.edit(node)
+                continue
+            message = _UNKNOWN_KWARGS
+        elif _may_feed_load_state_dict(file, node):
+            yield file.edit(node)
+            continue
+        else:
+            message = _WITHOUT
+        if safe_file is None:
+            safe_file = any(
+                isinstance(n, ast.Call)
+                and isinstance(n.func, (ast.Name, ast.Attribute))
+                and file.qualname(n.func) == "torch.serialization.add_safe_globals"
+                for n in ast.walk(file.tree)
+            )
+        if not safe_file and not _in_safe_globals(file, node):
+            yield file.finding(node, message)
+
+
+def _may_feed_load_state_dict(file: AstFile, call: ast.Call) -> bool:
+    """False only where ``LoadTransformer._feeds_load_state_dict`` is certainly False."""
+    parent = file.parent(call)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and parent.func.attr == "load_state_dict":
+        return True
+    if isinstance(parent, ast.keyword) or isinstance(parent, ast.Starred):
+        return True  # an argument the ast places differently than libcst: let libcst tell
+    target: ast.expr | None = None
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+        target = parent.targets[0]
+    elif isinstance(parent, ast.AnnAssign) and parent.value is call:
+        target = parent.target
+    if not isinstance(target, ast.Name):
+        return False
+    where = file.scope_text(target)
+    return where is None or "load_state_dict" in where
+
+
+def _in_safe_globals(file: AstFile, node: ast.AST) -> bool:
+    current = file.parent(node)
+    while current is not None:
+        if isinstance(current, (ast.With, ast.AsyncWith)) and any(
+            isinstance(item.context_expr, ast.Call)
+            and isinstance(item.context_expr.func, (ast.Name, ast.Attribute))
+            and file.qualname(item.context_expr.func) in _SAFE_GLOBALS
+            for item in current.items
+        ):
+            return True
+        current = file.parent(current)
+    return False
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)
