@@ -211,7 +211,7 @@ class AstFile:
             bindings = scope.resolve(value.id, scope)
             if not bindings or any(b.scope.kind == "builtin" for b in bindings):
                 return False
-            where = self._binding_scope_text(bindings[0].node) if bindings[0].scope.kind == "function" else self.text
+            where = self.scope_text(bindings[0].node) if bindings[0].scope.kind == "function" else self.text
             if where is None or key in where:
                 return False
             for binding in bindings:
@@ -223,16 +223,6 @@ class AstFile:
     def _redirected(self) -> set[str]:
         """The names a ``global`` or ``nonlocal`` statement of the file declares."""
         return {name for node in ast.walk(self.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
-
-    def _binding_scope_text(self, node: ast.AST) -> str | None:
-        """The source of the function whose scope a name binding written at ``node`` lands in (the name is in no
-        ``global`` or ``nonlocal`` statement): the definition a parameter belongs to, else the innermost enclosing one."""
-        current: ast.AST | None = self._parents.get(id(node)) if isinstance(node, ast.arg) else node
-        while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            if isinstance(current, (ast.ClassDef, *_COMPREHENSIONS)):
-                return None
-            current = self._parents.get(id(current))
-        return None if current is None else self.source(current)
 
     def _assigned_a_dict(self, node: ast.AST) -> bool:
         """Whether ``node`` (a binding) is the whole target of ``name = <dict display, dict(...) or a choice>``."""
