@@ -174,19 +174,30 @@ class _DropImports(cst.CSTTransformer):
 def import_lines(module: cst.Module) -> frozenset[tuple[bool, str]]:
     """What every import statement line of ``module`` (any depth) imports from: ``(straight import, module)``, to tell
     later which import lines a pass added or pointed at another module."""
+    return frozenset(_module_of(line) for line in _import_statement_lines(module))
+
+
+def import_codes(module: cst.Module) -> frozenset[str]:
+    """The code of every import statement line of ``module`` (any depth): which lines a pass left as they were."""
+    return frozenset(code_of(line.body[0]) for line in _import_statement_lines(module))
+
+
+def _import_statement_lines(module: cst.Module) -> list[cst.SimpleStatementLine]:
+    """The statement lines of ``module`` (any depth) that hold one import and nothing else (a walk of statements,
+    never of expressions)."""
     collector = _ImportLines()
     module.visit(collector)
-    return frozenset(collector.lines)
+    return collector.lines
 
 
 class _ImportLines(cst.CSTVisitor):
     def __init__(self) -> None:
         super().__init__()
-        self.lines: set[tuple[bool, str]] = set()
+        self.lines: list[cst.SimpleStatementLine] = []
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
         if _single_import(node) is not None:
-            self.lines.add(_module_of(node))
+            self.lines.append(node)
         return False  # never into expressions
 
     def visit_SimpleStatementSuite(self, node: cst.SimpleStatementSuite) -> bool:
@@ -334,26 +345,6 @@ def _place_area(area: list[cst.SimpleStatementLine], before: frozenset[tuple[boo
     if len(out) != len(area) or all(a is b for a, b in zip(out, area, strict=True)):
         return None
     return out
-
-
-def import_codes(module: cst.Module) -> frozenset[str]:
-    """The code of every import statement line of ``module`` (any depth): which lines a pass left as they were."""
-    collector = _ImportCodes()
-    module.visit(collector)
-    return frozenset(collector.codes)
-
-
-class _ImportCodes(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.codes: set[str] = set()
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        small = _single_import(node)
-        if small is not None:
-            self.codes.add(code_of(small))
-        return False
-
 
 
 def merge_imports(module: cst.Module, before: frozenset[str]) -> cst.Module:

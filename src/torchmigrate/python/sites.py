@@ -196,9 +196,7 @@ class AstFile:
             if keyword.arg is not None:
                 continue
             value = keyword.value
-            if isinstance(value, (ast.Dict, ast.IfExp)) or (
-                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
-            ):
+            if _may_be_dict_display(value):
                 if key in self.source(value):
                     return False
                 continue  # its completeness is libcst's to tell
@@ -233,9 +231,7 @@ class AstFile:
             value = parent.value
         else:
             return False
-        return isinstance(value, (ast.Dict, ast.IfExp)) or (
-            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
-        )
+        return value is not None and _may_be_dict_display(value)
 
     def in_uncertain(self, line: int) -> bool:
         """Whether ``line`` lies in a statement that only looks like a guard (the transformer may skip it)."""
@@ -260,6 +256,14 @@ class AstFile:
                 continue
             yield node
             stack.extend(reversed(list(children_in_source_order(node))))
+
+
+def _may_be_dict_display(value: ast.expr) -> bool:
+    """A dict display, a ``dict(...)`` call or a choice between values: what ``starargs._literal_keys`` may read keys
+    from."""
+    return isinstance(value, (ast.Dict, ast.IfExp)) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"
+    )
 
 
 def children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
