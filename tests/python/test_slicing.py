@@ -276,3 +276,95 @@ def test_methods_of_a_kept_class_become_stubs() -> None:
     assert "Scale a value" not in sliced.text  # the methods' bodies are left out; their names stay bound
     assert sliced.text.count("__torchmigrate_hole_") == 3  # two runs of methods, and the last statement
     assert sliced.splice(sliced.text) == code
+
+
+def _shadowing_filler(code: str, k: int) -> str:
+    """A function that spells every trigger word of every pass in a comment only, and has a local variable (also used
+    as an attribute and a keyword) for each module-level variable of ``code``: nothing in it can hold a site or read
+    those variables, so the slicer may leave it out, and the result must not change."""
+    words = sorted({w for p in PYTHON_PASSES for w in p.triggers if w.isidentifier()})
+    variables = sorted(
+        {
+            node.id
+            for statement in ast.parse(code).body
+            if not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
+        }
+    )
+    body = "".join(f"    {v} = value.{v}\n    value = dict({v}={v})\n" for v in variables if not v.startswith("__"))
+    return f"\n\ndef _shadowing_{k}(value):\n    # {' '.join(words)}\n{body}    return value\n"
+
+
+@pytest.mark.parametrize(("pass_", "index"), EXAMPLES)
+def test_examples_padded_with_comments_and_local_variables_give_the_whole_file_result(pass_: Pass, index: int) -> None:
+    """Trigger words in comments, and a function's own variables named like the module's, keep nothing: the
+    example padded with such functions (between its statements and at its end) gives the whole-file result."""
+    example = pass_.examples[index]
+    tree = ast.parse(example.before)
+    lines = example.before.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    ends = {s.end_lineno or s.lineno for s in tree.body}
+    out = []
+    for number, line in enumerate(lines, start=1):
+        out.append(line)
+        if number in ends and not line.startswith((" ", "\t")):
+            out.append(_shadowing_filler(example.before, number))
+    code = "".join(out) + "".join(_shadowing_filler(example.before, 1000 + k) for k in range(3))
+    ast.parse(code)
+    sliced, whole, _ = _both(code, [pass_])
+    _same(sliced, whole)
+
+
+def test_a_comment_or_a_longer_identifier_does_not_keep_a_statement() -> None:
+    code = (
+        "import torch\n\n\ndef restore(model, path):\n    model.load_state_dict(torch.load(path))\n"
+        + "".join(FILLER.format(k=k) for k in range(4))
+        + "\n\ndef data():\n    # load the data set\n    return load_dataset('x'), download(), preload\n"
+        + '\n\nHELP = """\n# torch.load must be given weights_only\n"""\n'
+    )
+    passes = [get_pass("torch-load-weights-only")]
+    sliced = make_slice(code, ast.parse(code), engine.slice_regex(passes))
+    assert sliced is not None
+    assert "torch.load(path)" in sliced.text
+    assert "load_dataset" not in sliced.text and "# load the data set" not in sliced.text
+    assert "# torch.load must be given" in sliced.text  # a line inside a string is not a comment
+    _same(*_both(code, passes)[:2])
+
+
+def test_a_word_that_is_not_a_name_the_pass_acts_on_counts_inside_longer_words() -> None:
+    """``dynamo-recompile-limit``'s ``cache_size_limit`` is a config key that also ends ``accumulated_cache_size_limit``:
+    a statement that spells only the longer key is kept."""
+    code = (
+        "import torch\n\n\ndef tune():\n    torch._dynamo.config.accumulated_cache_size_limit = 8\n"
+        + "".join(FILLER.format(k=k) for k in range(4))
+    )
+    passes = [get_pass("dynamo-recompile-limit")]
+    sliced = make_slice(code, ast.parse(code), engine.slice_regex(passes))
+    assert sliced is not None and "accumulated_cache_size_limit = 8" in sliced.text
+    result, whole, used = _both(code, passes)
+    _same(result, whole)
+    assert "accumulated_recompile_limit" in result.code
+
+
+def test_a_function_reading_a_module_variable_stays_and_one_shadowing_it_goes() -> None:
+    code = (
+        "import torch\n\nstate = torch.load('w.pt')\n\n\n"
+        "def shadows(model):\n    state = model.state\n    model.state = dict(state=state)\n    return state\n\n\n"
+        "def reads(model):\n    model.load_state_dict(state)\n\n\n"
+        "def default(model, s=state):\n    return s\n\n\n"
+        "def declares():\n    global state\n    state = None\n\n\n"
+        "def comprehension(xs):\n    ys = [state for state in xs]\n    return ys, state\n"
+        + "".join(FILLER.format(k=k) for k in range(6))
+    )
+    passes = [get_pass("torch-load-weights-only")]
+    sliced = make_slice(code, ast.parse(code), engine.slice_regex(passes))
+    assert sliced is not None
+    for kept in ("def reads(", "def default(", "def declares(", "def comprehension("):
+        assert kept in sliced.text
+    assert "def shadows(" not in sliced.text
+    stub = next(line for line in sliced.text.splitlines() if line.startswith("shadows = "))
+    assert "state" not in stub.partition("(")[2]  # its local variable is not a read of the module's
+    result, whole, _ = _both(code, passes)
+    _same(result, whole)

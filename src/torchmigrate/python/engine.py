@@ -39,7 +39,7 @@ from torchmigrate.python.sites import analyser_of
 from torchmigrate.python.slicing import Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
-from torchmigrate.python.triggers import trie_pattern
+from torchmigrate.python.triggers import slice_regex, trie_pattern
 
 __all__ = ["Gate", "Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
 
@@ -116,7 +116,7 @@ def migrate_text(
     active = [p for p in passes if id(p) in in_play]
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         renames_only = all(p.renames and p.transformer is None and not p.call_rewriters for p in active)
-        sliced = make_slice(text, tree, trigger_regex(active), newline, follow_variables=not renames_only)
+        sliced = make_slice(text, tree, slice_regex(active), newline, follow_variables=not renames_only)
         if sliced is not None:
             # settled passes stay settled in the slice's run; their findings (lines of the original) are added below
             skip: dict[int, list[Finding]] = {key: [] for key in settled}

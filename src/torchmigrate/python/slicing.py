@@ -42,6 +42,10 @@ MIN_SAVING = 0.3
 """Slice only when at least this share of the file's lines can be left out: below that the bookkeeping is not worth it."""
 
 _STUB = "__torchmigrate_hole_{}__"
+_NAMED_NODES = (
+    ast.Name, ast.arg, ast.keyword, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal,
+    ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
+)
 _WORD = re.compile(r"\w+")
 _STRING_WORD = re.compile(r"[A-Za-z_][\w.]*")
 _BUILTINS = frozenset(dir(builtins))
@@ -116,14 +120,96 @@ def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
     return names
 
 
+def _function_locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names ``function`` binds in its own scope (parameters, assignments, imports, nested definitions, ``except``
+    and ``match`` captures): in its body, each is the function's own variable, never a module-level one, wherever it
+    is read. Empty when the function (or a scope inside it) declares a ``global`` or ``nonlocal``: then nothing is
+    assumed local. Targets bound inside nested scopes (comprehensions, lambdas, inner functions and classes) are not
+    counted: they are those scopes' own."""
+    parameters = function.args
+    local = {a.arg for a in (*parameters.posonlyargs, *parameters.args, *parameters.kwonlyargs)}
+    local.update(a.arg for a in (parameters.vararg, parameters.kwarg) if a is not None)
+    if any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in ast.walk(function)):
+        return set()
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(node.name)
+            continue
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            local.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            local.update(alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*")
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            local.add(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            local.add(node.rest)
+        stack.extend(ast.iter_child_nodes(node))
+    return local
+
+
+def _outside_body(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
+    """The parts of a definition evaluated in the enclosing scope: decorators, defaults, annotations."""
+    parameters = function.args
+    every = (*parameters.posonlyargs, *parameters.args, *parameters.kwonlyargs, parameters.vararg, parameters.kwarg)
+    parts: list[ast.AST | None] = [*function.decorator_list, *parameters.defaults, *parameters.kw_defaults, function.returns]
+    parts.extend(a.annotation for a in every if a is not None)
+    return [part for part in parts if part is not None]
+
+
+def _read_names(statement: ast.stmt) -> set[str] | None:
+    """The names a top-level definition can read from the module scope: every name it spells, less a function's own
+    local variables in its body (:func:`_function_locals`); a class's methods are looked at the same way. ``None``
+    for other statements (their words are used instead)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        local = _function_locals(statement)
+        names = {n.id for part in _outside_body(statement) for n in ast.walk(part) if isinstance(n, ast.Name)}
+        body = {n.id for part in statement.body for n in ast.walk(part) if isinstance(n, ast.Name)}
+        return names | (body - local)
+    if isinstance(statement, ast.ClassDef):
+        names = set()
+        for part in (*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords)):
+            names.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name))
+        for inner in statement.body:
+            found = _read_names(inner)
+            if found is None:
+                names.update(n.id for n in ast.walk(inner) if isinstance(n, ast.Name))
+            else:
+                names |= found
+        return names
+    return None
+
+
+def _group_reads(statements: list[ast.stmt], words: set[str]) -> set[str]:
+    """What ties a group to module-level variables: the names its definitions can read (:func:`_read_names`), and
+    every word of its other statements."""
+    found: set[str] = set()
+    for statement in statements:
+        read = _read_names(statement)
+        if read is None:
+            return words
+        found |= read
+    return found
+
+
 def _uses(statements: Iterable[ast.stmt]) -> tuple[set[str], set[str], set[str]]:
     """(names, attribute chains rooted at a name, words of string constants) anywhere in the statements."""
     names: set[str] = set()
     chains: set[str] = set()
     words: set[str] = set()
     for statement in statements:
+        read = _read_names(statement)
+        if read is not None:  # a definition: the names it can read, not its own local variables
+            names |= read
         for node in ast.walk(statement):
             kind = type(node)
+            if read is not None and kind in _NAMED_NODES:
+                if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and node is statement:
+                    names.add(node.name)  # type: ignore[attr-defined]
+                continue
             if kind is ast.Name:
                 names.add(node.id)  # type: ignore[attr-defined]
             elif kind is ast.Attribute:
@@ -220,17 +306,26 @@ def make_slice(
         return None
     lines = split_lines(text)
     spans = _spans(groups, lines)
-    chunks = ["".join(lines[first - 1 : last]) for first, last in spans]
 
     # Names that reach a target without spelling a trigger word: what imports that spell one bind.
     relevant: set[str] = set()
     imported: set[str] = set()
     dotted: set[str] = set()
+    inside: set[int] = set()  # lines inside a multi-line string
+    imports: list[ast.Import | ast.ImportFrom] = []
     for node in ast.walk(tree):
+        if isinstance(node, (ast.Constant, ast.JoinedStr)):
+            if (node.end_lineno or node.lineno) > node.lineno:
+                inside.update(range(node.lineno + 1, (node.end_lineno or node.lineno) + 1))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.append(node)
+    code = _code_lines(lines, inside)
+    chunks = ["".join(code[first - 1 : last]) for first, last in spans]
+    for node in imports:
         if isinstance(node, ast.Import):
             dotted.update(a.name for a in node.names if "." in a.name and a.asname is None)
         if isinstance(node, (ast.Import, ast.ImportFrom)):
-            segment = "".join(lines[node.lineno - 1 : node.end_lineno or node.lineno])
+            segment = "".join(code[node.lineno - 1 : node.end_lineno or node.lineno])
             local = {alias.asname or alias.name.split(".")[0] for alias in node.names}
             imported |= local
             if triggers.search(segment):
@@ -240,6 +335,7 @@ def make_slice(
     keep = [False] * len(groups)
     keep[0] = True
     words = [set(_WORD.findall(chunk)) for chunk in chunks]
+    reads = [_group_reads(statements, words[index]) for index, (_, statements) in enumerate(groups)]
     for index, chunk in enumerate(chunks):
         binds = "import" in words[index] and _imports_bind_module_names(groups[index][1], "global" in words[index])
         if binds or triggers.search(chunk) or not words[index].isdisjoint(relevant):
@@ -253,20 +349,20 @@ def make_slice(
         shared: set[str] = set()
         for index, flag in enumerate(keep):
             if flag:
-                shared |= variables[index] | (words[index] & every_variable)
+                shared |= variables[index] | (reads[index] & every_variable)
         for index, flag in enumerate(keep):
-            if not flag and not (words[index].isdisjoint(shared) and variables[index].isdisjoint(shared)):
+            if not flag and not (reads[index].isdisjoint(shared) and variables[index].isdisjoint(shared)):
                 keep[index] = changed = True
     final_shared: set[str] = set()
     if follow_variables:
         for index, flag in enumerate(keep):
             if flag:
-                final_shared |= variables[index] | (words[index] & every_variable)
+                final_shared |= variables[index] | (reads[index] & every_variable)
     inner: dict[int, list[list[ast.stmt]]] = {}  # kept class group → its runs of methods to stub
     for index, flag in enumerate(keep):
         only = groups[index][1][0] if len(groups[index][1]) == 1 else None
         if flag and index > 0 and isinstance(only, ast.ClassDef):
-            runs = _method_runs(only, lines, triggers, relevant, final_shared)
+            runs = _method_runs(only, code, triggers, relevant, final_shared)
             if runs:
                 inner[index] = runs
     omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
@@ -314,6 +410,15 @@ def make_slice(
     return Slice(text="".join(out), origin=origin, holes=holes)
 
 
+def _code_lines(lines: list[str], inside: set[int]) -> list[str]:
+    """``lines`` with each comment-only line emptied, except the lines ``inside`` a multi-line string: what decides
+    whether a statement is kept, since a trigger word in a comment (``# load the model``) holds no site."""
+    return [
+        line if number in inside or not line.lstrip().startswith("#") else "\n"
+        for number, line in enumerate(lines, 1)
+    ]
+
+
 def _method_runs(
     cls: ast.ClassDef, lines: list[str], triggers: re.Pattern[str], relevant: set[str], shared: set[str]
 ) -> list[list[ast.stmt]]:
@@ -332,8 +437,10 @@ def _method_runs(
         if stub:
             text = "".join(lines[start - 1 : end])
             found = set(_WORD.findall(text))
+            read = _read_names(statement)
+            reads = found if read is None else read
             stub = not (
-                triggers.search(text) or not found.isdisjoint(relevant) or not found.isdisjoint(shared)
+                triggers.search(text) or not found.isdisjoint(relevant) or not reads.isdisjoint(shared)
                 or "global" in found or "nonlocal" in found
             )
         if stub:

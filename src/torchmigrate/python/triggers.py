@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from torchmigrate.core.passes import Pass
+from torchmigrate.core.passes import Pass, last_components
 
 
 def trie_pattern(words: Iterable[str]) -> str:
@@ -50,6 +50,30 @@ def _bytes_regex(words: tuple[str, ...]) -> re.Pattern[bytes]:
 
 _RUN = re.compile(r"[\w.]+")
 _IDENTIFIER = re.compile(r"\w+")
+
+
+def slice_regex(passes: Sequence[Pass]) -> re.Pattern[str]:
+    """The trigger words of ``passes`` as the slicer looks for them in a statement.
+
+    A word that is the last component of a qualified name a pass acts on (its renames, call rewriters, ``qualnames``)
+    counts only as a whole identifier (``load``, not the ``load`` of ``load_dataset`` or ``download``): a reference to
+    the name spells it so, in the import that binds it or at the use. Every other word (a config key that also ends
+    longer keys, ``.storage()``, a prefix) counts wherever it occurs."""
+    whole: set[str] = set()
+    anywhere: set[str] = set()
+    for pass_ in passes:
+        names = set(last_components([*pass_.renames, *pass_.call_rewriters, *(pass_.qualnames or ())]))
+        for word in pass_.triggers:
+            (whole if word in names and _IDENTIFIER.fullmatch(word) else anywhere).add(word)
+    return _slice_regex(tuple(sorted(whole - anywhere)), tuple(sorted(anywhere)))
+
+
+@lru_cache(maxsize=64)
+def _slice_regex(whole: tuple[str, ...], anywhere: tuple[str, ...]) -> re.Pattern[str]:
+    parts = [rf"(?<!\w)(?:{trie_pattern(whole)})(?!\w)"] if whole else []
+    if anywhere:
+        parts.append(trie_pattern(anywhere))
+    return re.compile("|".join(parts) or r"(?!)")
 
 
 class _WordIndex:
