@@ -66,7 +66,7 @@ def test_results_stream_with_a_bounded_look_ahead(many: Path) -> None:
     finally:
         runner.close()
     assert [r.path for r in first] == [str(t.path) for t in template[:10]]
-    assert taken <= runner.window + 12  # never the whole (here endless) input
+    assert taken <= runner.window + runner.lookahead + 12  # never the whole (here endless) input
 
 
 def test_only_files_with_trigger_words_reach_the_engine_and_unchanged_texts_are_dropped(many: Path) -> None:
@@ -125,3 +125,44 @@ def test_a_batch_sent_off_while_filling_gets_no_more_items(tmp_path: Path) -> No
         runner.close()
     assert pooled == inline
     assert sum(1 for r in pooled if r[1] is not None) == 4
+
+
+class _Recording:
+    """An executor that runs batches here and records the order they were submitted in."""
+
+    def __init__(self) -> None:
+        self.order: list[list[str]] = []
+
+    def submit(self, batch: list[tuple[bytes, str, object]]) -> object:
+        self.order.append([shown for _, shown, _ in batch])
+        return batch
+
+    def result(self, handle: object) -> list[object]:
+        from torchmigrate.run.executors import migrate_batch
+
+        return migrate_batch(handle)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        pass
+
+
+def test_big_files_are_sent_first_and_results_keep_task_order(tmp_path: Path) -> None:
+    """A big file late in path order goes to a worker before the small ones around it, alone in its batch, so no
+    worker is still on it when the others are done; the results still come in task order, as one process gives them."""
+    for i in range(30):
+        (tmp_path / f"a{i:02d}.py").write_text(LEGACY + f"\nVALUE_{i} = {i}\n")
+    big = tmp_path / "z_big.py"
+    big.write_text(LEGACY + "".join(f"\ndef helper_{k}(value):\n    return value + {k}\n" for k in range(400)))
+    tasks = _tasks(tmp_path)
+    expected = _records(run_tasks(tasks, write=False, jobs=1))
+    runner = Runner(jobs=2, batch_size=4)
+    runner.big_file = big.stat().st_size
+    recording = _Recording()
+    runner._executor = recording  # type: ignore[assignment]
+    try:
+        assert _records(runner.run(tasks, write=False)) == expected
+    finally:
+        runner.close()
+    assert recording.order[0] == [str(big)]
+    assert sorted(p for batch in recording.order for p in batch) == sorted(str(t.path) for t in tasks)
+    assert all(len(batch) <= 4 for batch in recording.order)

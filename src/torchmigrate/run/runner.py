@@ -110,6 +110,11 @@ class Runner:
         inline = executor == "local" and self.jobs == 1
         self.batch_size = batch_size or (1 if inline else 32 if executor == "ray" else 8)
         self.window = max(256, self.jobs * self.batch_size * 4)
+        # Big files first: tasks are looked at this far ahead of the one being prepared, and a file of at least
+        # ``big_file`` bytes among them is sent off at once, alone in its batch, so that a worker is not still on it
+        # when every other file is done. Results still come out in task order; one process does not reorder.
+        self.lookahead = 0 if inline else 4096
+        self.big_file = 64 * 1024
         self._passes: dict[Options, list[Pass]] = {}
         self._fingerprints: dict[Options, str] = {}
         self._roots: dict[Path, Path] = {}
@@ -196,11 +201,49 @@ class Runner:
         batch.handle = self.executor.submit(batch.items)
         batch.submitted = True
 
+    def _ahead(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, _Slot | None]]:
+        """``tasks`` in order, each with its slot if it was prepared and sent early (a big file, see ``lookahead``)."""
+        if self.lookahead <= 0:
+            for task in tasks:
+                yield task, None
+            return
+        window: deque[tuple[int, Task]] = deque()
+        early: dict[int, _Slot] = {}
+        source = enumerate(tasks)
+        exhausted = False
+        while True:
+            while not exhausted and len(window) <= self.lookahead:
+                entry = next(source, None)
+                if entry is None:
+                    exhausted = True
+                    break
+                window.append(entry)
+                number, task = entry
+                try:
+                    big = task.path.stat().st_size >= self.big_file
+                except OSError:
+                    big = False  # reported when it is read, in its turn
+                if big:
+                    slot, item = self._prepare(task)
+                    if item is not None:
+                        slot.batch = _Batch([item])
+                        self._submit(slot.batch)
+                    early[number] = slot
+            if not window:
+                return
+            number, task = window.popleft()
+            yield task, early.pop(number, None)
+
     def run(self, tasks: Iterable[Task], *, write: bool) -> Iterator[FileResult]:
         """Migrate every task, yielding results in task order; writes changed files when ``write`` is true."""
         pending: deque[_Slot] = deque()
         batch = _Batch()
-        for task in tasks:
+        for task, prepared in self._ahead(tasks):
+            if prepared is not None:
+                pending.append(prepared)
+                while len(pending) > self.window:
+                    yield self._finish(pending.popleft(), write)
+                continue
             slot, item = self._prepare(task)
             if item is not None:
                 if batch.submitted:  # sent early, half full, for a result the window needed: items go to a new one
