@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from torchmigrate.core.passes import SAFE, Pass
@@ -200,9 +203,10 @@ def test_drop_unused_imports(code: str, scheduled: list[tuple[str, str | None, s
         assert protected.splitlines()[0] == code.splitlines()[0]  # a suppressed import line is never edited
 
 
-def test_matcher_decorators_are_refused_on_pass_transformers() -> None:
-    # PassTransformer skips libcst's matcher-decorator machinery (its cost is per node); a decorated method would
-    # silently never run, so defining one is an error.
+@pytest.mark.parametrize("decorator", ["visit", "leave", "call_if_inside", "call_if_not_inside"])
+def test_matcher_decorators_are_refused_on_pass_transformers(decorator: str) -> None:
+    # PassTransformer is a plain CSTTransformer without libcst's matcher-decorator machinery (its cost is per node,
+    # and importing it loads libcst's matchers); a decorated method would silently never run, so defining one is an error.
     import libcst.matchers as m
 
     from torchmigrate.python.transform import PassTransformer
@@ -210,9 +214,37 @@ def test_matcher_decorators_are_refused_on_pass_transformers() -> None:
     with pytest.raises(TypeError, match="matcher decorators"):
 
         class Decorated(PassTransformer):
-            @m.visit(m.Call())
+            @getattr(m, decorator)(m.Call())
             def on_call(self, node: object) -> None:
                 pass
+
+
+def test_the_scratch_keys_are_libcsts() -> None:
+    from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+
+    from torchmigrate.python.codemod import ADD_IMPORTS_KEY, REMOVE_IMPORTS_KEY
+
+    assert (ADD_IMPORTS_KEY, REMOVE_IMPORTS_KEY) == (AddImportsVisitor.CONTEXT_KEY, RemoveImportsVisitor.CONTEXT_KEY)
+
+
+def test_loading_the_passes_and_settling_a_file_does_not_import_libcsts_codemod_or_matchers() -> None:
+    """Importing ``libcst.codemod`` loads libcst's matchers (about 0.2 s of start-up): only an edit that schedules an
+    import needs it. Checked in a fresh interpreter: selecting every pass and migrating a file with a finding and no
+    edit leaves both unloaded; a file that libcst edits loads them."""
+    script = (
+        "import sys\n"
+        "from torchmigrate.api import make_options\n"
+        "from torchmigrate.python.engine import migrate_text\n"
+        "passes = make_options('2.12', '1.8').passes()\n"
+        "r = migrate_text('import torch\\nsd = torch.load(p)\\n', passes)\n"
+        "assert r.findings and not r.edits, r\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('libcst.codemod', 'libcst.matchers'))))\n"
+        "r = migrate_text('import torch\\nx = torch.cuda.amp.autocast()\\n', passes)\n"
+        "assert r.edits, r\n"
+        "print('libcst.codemod' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True).stdout
+    assert out.splitlines() == ["[]", "True"]
 
 
 def test_call_rewriters_keep_a_multi_line_call_one_argument_per_line() -> None:

@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import ParentNodeProvider
 
+from torchmigrate.python.codemod import add_needed_import
 from torchmigrate.python.helpers import build_dotted, fix_commas, kwarg
 from torchmigrate.python.transform import PassTransformer
 
@@ -119,7 +119,7 @@ class ConfigKeys(PassTransformer):
     def _attribute_ref(self, module: str, key: str) -> cst.BaseExpression:
         """``module.key`` as an attribute chain (never a from-import: an assignment must reach the config module),
         through the file's own ``import torch [as th]`` when it has one; the module is imported as needed."""
-        AddImportsVisitor.add_needed_import(self.context, module)
+        add_needed_import(self.context, module)
         for full, local in self.module_imports():
             if module == full or module.startswith(full + "."):
                 return build_dotted(local + module[len(full):] + "." + key)

@@ -14,8 +14,6 @@ from dataclasses import replace
 from functools import lru_cache
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import MetadataWrapper
 
 from torchmigrate.core.fixes import SAFE_ONLY, Gate
@@ -23,9 +21,10 @@ from torchmigrate.core.passes import AstPlan, Pass
 from torchmigrate.core.registry import Layout, Options
 from torchmigrate.core.results import FileResult, Finding, Fix
 from torchmigrate.core.text import dominant_newline, one_line
+from torchmigrate.python.codemod import ADD_IMPORTS_KEY, REMOVE_IMPORTS_KEY, new_context
 from torchmigrate.python.fastnames import FastNames
 from torchmigrate.python.imports import (
-    AddImports,
+    add_imports,
     drop_unused_imports,
     import_codes,
     import_lines,
@@ -471,7 +470,7 @@ def apply_pass(
         steps.append(PassTransformer)
     for step in steps:
         wrapper = wrappers.get(module)
-        context = replace(CodemodContext(), wrapper=wrapper)
+        context = new_context(wrapper)
         transformer = step(context, pass_, sink)
         transformer.plan = plan
         transformer.fast_names = wrappers.fast_names(module)
@@ -479,10 +478,10 @@ def apply_pass(
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:
             continue  # nothing rewritten: keep the tree we had (findings are already recorded)
-        added = AddImportsVisitor.CONTEXT_KEY in context.scratch
+        added = ADD_IMPORTS_KEY in context.scratch
         if added:
-            new_module = AddImports(context, sink.protected).transform_module(new_module)
-        scheduled = context.scratch.get(RemoveImportsVisitor.CONTEXT_KEY)
+            new_module = add_imports(new_module, context, sink.protected)
+        scheduled = context.scratch.get(REMOVE_IMPORTS_KEY)
         if scheduled:
             new_module = drop_unused_imports(new_module, scheduled, sink.protected)
         if added or issubclass(step, RenameTransformer):  # new or renamed imports go where isort would put them

@@ -260,6 +260,26 @@ class _CallFinder(cst.CSTVisitor):
 
 
 
+class _Collector(cst.CSTVisitor):
+    def __init__(self, types: tuple[type[cst.CSTNode], ...]) -> None:
+        super().__init__()
+        self.types = types
+        self.found: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, self.types):
+            self.found.append(node)
+        return True
+
+
+def find_all(tree: cst.CSTNode, *types: type[cst.CSTNode]) -> list[cst.CSTNode]:
+    """Every node of ``types`` in ``tree`` (itself included), in visit order: ``libcst.matchers.findall`` for a type
+    test, without importing libcst's matchers."""
+    collector = _Collector(types)
+    tree.visit(collector)
+    return collector.found
+
+
 def make_kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
     return cst.Arg(
         keyword=cst.Name(name),

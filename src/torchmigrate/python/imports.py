@@ -8,30 +8,44 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 
 from torchmigrate.python.guards import is_version_guard
 from torchmigrate.python.helpers import code_of, dotted_name
 from torchmigrate.python.precheck import ast_chain, ast_parse
 
-__all__ = ["AddImports", "ScheduledImport", "drop_unused_imports", "import_lines", "place_imports"]
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
+
+__all__ = ["add_imports", "ScheduledImport", "drop_unused_imports", "import_lines", "place_imports"]
 
 
-class AddImports(AddImportsVisitor):
-    """libcst's ``AddImportsVisitor`` that adds a new statement instead of merging into a suppressed import line."""
+def add_imports(module: cst.Module, context: CodemodContext, protected: Iterable[str] = ()) -> cst.Module:
+    """Add the imports scheduled in ``context`` (libcst's ``AddImportsVisitor``), a new statement rather than a merge
+    into a suppressed import line (``protected``)."""
+    return _add_imports_visitor()(context, protected).transform_module(module)  # type: ignore[no-any-return]
 
-    def __init__(self, context: CodemodContext, protected: Iterable[str] = ()) -> None:
-        super().__init__(context)
-        self.protected = frozenset(protected)
 
-    def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
-        if self.protected and code_of(original_node) in self.protected:
-            return updated_node
-        return super().leave_ImportFrom(original_node, updated_node)
+@cache
+def _add_imports_visitor() -> type[Any]:
+    from libcst.codemod.visitors import AddImportsVisitor  # loaded when a pass first schedules an import
+
+    class AddImports(AddImportsVisitor):
+        """libcst's ``AddImportsVisitor`` that adds a new statement instead of merging into a suppressed import line."""
+
+        def __init__(self, context: CodemodContext, protected: Iterable[str] = ()) -> None:
+            super().__init__(context)
+            self.protected = frozenset(protected)
+
+        def leave_ImportFrom(self, original_node: cst.ImportFrom, updated_node: cst.ImportFrom) -> cst.ImportFrom:
+            if self.protected and code_of(original_node) in self.protected:
+                return updated_node
+            return super().leave_ImportFrom(original_node, updated_node)
+
+    return AddImports
 
 
 ScheduledImport = tuple[str, "str | None", "str | None"]

@@ -13,15 +13,15 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import libcst as cst
-import libcst.matchers as m
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import ParentNodeProvider
 
-from torchmigrate.python.helpers import arg, build_dotted, chain_root, code_of, dotted_name, kwarg
+from torchmigrate.python.codemod import add_needed_import
+from torchmigrate.python.helpers import arg, build_dotted, chain_root, code_of, dotted_name, find_all, kwarg
 from torchmigrate.python.transform import PassTransformer, Sink, _Node
 
 if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
+
     from torchmigrate.core.passes import Pass
 
 __all__ = ["RenameTransformer", "advice_for_target"]
@@ -166,8 +166,8 @@ class RenameTransformer(PassTransformer):
     def _has_suppressed_use(self, module: cst.Module, name: str) -> bool:
         if not self.sink.suppressed:
             return False
-        for use in m.findall(module, m.Name(value=name)):
-            if not self._inside_import(use) and not self.allowed(use):
+        for use in find_all(module, cst.Name):
+            if isinstance(use, cst.Name) and use.value == name and not self._inside_import(use) and not self.allowed(use):
                 return True
         return False
 
@@ -234,7 +234,7 @@ class RenameTransformer(PassTransformer):
         if not isinstance(line, cst.SimpleStatementLine) or isinstance(
             self.get_metadata(ParentNodeProvider, line, None), cst.Module
         ):
-            AddImportsVisitor.add_needed_import(self.context, module, name, asname)
+            add_needed_import(self.context, module, name, asname)
             return
         alias = cst.ImportAlias(name=cst.Name(name), asname=cst.AsName(name=cst.Name(asname)) if asname else None)
         self._split_imports.setdefault(id(line), {}).setdefault(module, []).append(alias)

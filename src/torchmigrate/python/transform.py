@@ -13,12 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
-from libcst import MetadataDependent
 from libcst._metadata_dependent import LazyValue
-from libcst.codemod import Codemod, CodemodContext, ContextAwareTransformer
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-from libcst.codemod.visitors._remove_imports import RemovedNodeVisitor
-from libcst.matchers import _visitors as _matcher_visitors
 from libcst.metadata import (
     BaseMetadataProvider,
     GlobalScope,
@@ -30,6 +25,13 @@ from libcst.metadata import (
 )
 
 from torchmigrate.core.results import Edit, Finding
+from torchmigrate.python.codemod import (
+    ADD_IMPORTS_KEY,
+    REMOVE_IMPORTS_KEY,
+    add_needed_import,
+    remove_imports_of,
+    remove_unused_import_by_node,
+)
 from torchmigrate.python.fastnames import UNKNOWN, FastNames
 from torchmigrate.python.guards import guarded_imports, is_version_guard, version_flags
 from torchmigrate.python.helpers import (
@@ -63,6 +65,8 @@ CHECK_FAST_NAMES = _CheckFastNames()
 _M = TypeVar("_M")
 
 if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
+
     from torchmigrate.core.passes import Pass
 
 __all__ = [
@@ -168,26 +172,12 @@ class Sink:
         return True
 
 
-def _no_matchers(obj: Any) -> None:
-    """The state libcst's matcher-decorator visitors keep, empty: for our subclasses that skip their ``__init__``."""
-    obj._extra_visit_funcs = {}
-    obj._extra_leave_funcs = {}
-    obj._matchers = {}
+# The attributes libcst's matcher decorators (``@m.visit``, ``@m.call_if_inside``…) set on a method
+# (libcst.matchers._visitors): a pass transformer is a plain CSTTransformer, which would silently ignore them.
+_MATCHER_MARKERS = ("_call_if_inside_matcher", "_call_if_not_inside_matcher", "_visit_matcher", "_leave_matcher")
 
 
-_MATCHER_MARKERS = tuple(
-    getattr(_matcher_visitors, name)
-    for name in (
-        "VISIT_POSITIVE_MATCHER_ATTR",
-        "VISIT_NEGATIVE_MATCHER_ATTR",
-        "CONSTRUCTED_VISIT_MATCHER_ATTR",
-        "CONSTRUCTED_LEAVE_MATCHER_ATTR",
-    )
-    if hasattr(_matcher_visitors, name)
-)
-
-
-class PassTransformer(ContextAwareTransformer):
+class PassTransformer(cst.CSTTransformer):
     """Base class of every pass transformer. Subclasses override ``leave_*`` methods and use the helpers here.
 
     Metadata is resolved on the *original* tree: look names up on ``original_node``, build on ``updated_node``.
@@ -204,12 +194,12 @@ class PassTransformer(ContextAwareTransformer):
     fast_names: FastNames | None = None
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
-        # Not ContextAwareTransformer.__init__: its matcher-decorator support inspects every member of the class on
-        # each instantiation and evaluates matchers at every node, which cost more than most passes' own work. No pass
-        # uses matcher decorators (``__init_subclass__`` refuses them), so the plain CSTTransformer machinery runs.
-        Codemod.__init__(self, context)
+        # A plain CSTTransformer with libcst's codemod context, not libcst's ContextAwareTransformer: its
+        # matcher-decorator support inspects every member of the class on each instantiation and evaluates matchers
+        # at every node, which cost more than most passes' own work, and importing it loads libcst's matchers (see
+        # torchmigrate.python.codemod). No pass uses matcher decorators (``__init_subclass__`` refuses them).
         cst.CSTTransformer.__init__(self)
-        _no_matchers(self)
+        self.context = context
         self.pass_ = pass_
         self.sink = sink
         self._global_names: set[str] | None = None
@@ -240,12 +230,6 @@ class PassTransformer(ContextAwareTransformer):
         for name, value in vars(cls).items():
             if any(hasattr(value, marker) for marker in _MATCHER_MARKERS):
                 raise TypeError(f"{cls.__name__}.{name}: pass transformers do not support libcst matcher decorators")
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:  # no matcher bookkeeping
-        cst.CSTTransformer.on_visit_attribute(self, node, attribute)
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        cst.CSTTransformer.on_leave_attribute(self, original_node, attribute)
 
     # Guarded legacy code is skipped whole.
     def on_visit(self, node: cst.CSTNode) -> bool:
@@ -298,7 +282,7 @@ class PassTransformer(ContextAwareTransformer):
         if not self.sink.suppressed or isinstance(original_node, self._WIDE):
             return cast("_Node | cst.RemovalSentinel", cst.CSTTransformer.on_leave(self, original_node, updated_node))
         scratch = self.context.scratch
-        marks = {key: len(scratch.get(key, ())) for key in (AddImportsVisitor.CONTEXT_KEY, RemoveImportsVisitor.CONTEXT_KEY)}
+        marks = {key: len(scratch.get(key, ())) for key in (ADD_IMPORTS_KEY, REMOVE_IMPORTS_KEY)}
         edits, findings, removed = len(self.sink.edits), len(self.sink.findings), len(self._removed)
         result = cast("_Node | cst.RemovalSentinel", cst.CSTTransformer.on_leave(self, original_node, updated_node))
         changed = result is not updated_node or len(self._removed) != removed
@@ -450,12 +434,12 @@ class PassTransformer(ContextAwareTransformer):
             return build_attrs(self.ref(f"{owner}.{cls}"), rest)
         if module_name and not self._bound_locally(name, like):
             if name not in self.global_names():
-                AddImportsVisitor.add_needed_import(self.context, module_name, name)
+                add_needed_import(self.context, module_name, name)
                 return cst.Name(name)
             if self._global_import_of(name) == qualname:  # `from module import name` is already there
                 return cst.Name(name)
         needed = module_name if module_name not in AUTOLOADED else qualname.split(".")[0]
-        AddImportsVisitor.add_needed_import(self.context, needed)
+        add_needed_import(self.context, needed)
         return build_dotted(qualname)
 
     def _global_import_of(self, name: str) -> str | None:
@@ -479,7 +463,7 @@ class PassTransformer(ContextAwareTransformer):
     def _ensure_module(self, module_name: str) -> None:
         module_name = module_part(module_name)
         if module_name and module_name not in AUTOLOADED and "." in module_name:
-            AddImportsVisitor.add_needed_import(self.context, module_name)
+            add_needed_import(self.context, module_name)
 
     def remove_statement(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine) -> cst.SimpleStatementLine:
         """Mark a whole statement line for deletion (done by the enclosing block, which keeps its comments and
@@ -515,9 +499,9 @@ class PassTransformer(ContextAwareTransformer):
     def drop_imports_of(self, node: cst.CSTNode) -> None:
         """Remove imports that ``node`` referenced once nothing else uses them."""
         if isinstance(node, (cst.Import, cst.ImportFrom)):
-            RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+            remove_unused_import_by_node(self.context, node)
         else:  # what libcst's helper does, without its visitor's matcher-decorator set-up (a member inspection per use)
-            node.visit(_RemovedNodeVisitor(self.context))
+            remove_imports_of(self.context, node)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         # Removing statements must never leave a block empty: that would not parse.
@@ -543,28 +527,6 @@ class PassTransformer(ContextAwareTransformer):
         self.edited(original_node, ctx.message or f"{name} → migrated")
         self.drop_imports_of(original_node.func)
         return result
-
-
-class _RemovedNodeVisitor(RemovedNodeVisitor):
-    """libcst's ``RemovedNodeVisitor`` (schedules the removal of the imports a node uses) on the plain CSTVisitor
-    machinery: it uses no matcher decorators, so their per-instance inspection and per-node checks are skipped."""
-
-    def __init__(self, context: CodemodContext) -> None:
-        MetadataDependent.__init__(self)
-        self.context = context
-        _no_matchers(self)
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return cst.CSTVisitor.on_visit(self, node)
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        cst.CSTVisitor.on_leave(self, original_node)
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        cst.CSTVisitor.on_visit_attribute(self, node, attribute)
-
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        cst.CSTVisitor.on_leave_attribute(self, original_node, attribute)
 
 
 class CallContext:

@@ -20,10 +20,10 @@ become `float32` in [0, 1] — but not in every case (see below).
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass, Unchanged
+from torchmigrate.python.codemod import add_needed_import
 from torchmigrate.python.helpers import build_dotted, fix_commas
 from torchmigrate.python.transform import PassTransformer
 
@@ -119,7 +119,7 @@ class V2ToTensor(PassTransformer):
         """``torch.float32`` (through the file's ``import torch [as th]``, else adding ``import torch``)."""
         if any(full == "torch" for full, _ in self.module_imports()) or "torch" in self.global_names():
             return self.ref("torch.float32")
-        AddImportsVisitor.add_needed_import(self.context, "torch")
+        add_needed_import(self.context, "torch")
         return build_dotted("torch.float32")
 
     def _in_compose(self, node: cst.CSTNode) -> bool:

@@ -30,10 +30,10 @@ Safe: each replacement is the value the module assigned.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass
+from torchmigrate.python.codemod import add_needed_import
 from torchmigrate.python.helpers import build_dotted, dotted_name
 from torchmigrate.python.transform import PassTransformer
 
@@ -231,7 +231,7 @@ class TorchSix(PassTransformer):
         if kind == "math":
             return self.ref(f"math.{value}", like=original)
         if kind == "module":
-            AddImportsVisitor.add_needed_import(self.context, value)
+            add_needed_import(self.context, value)
             return build_dotted(value)
         return cst.parse_expression(value)
 

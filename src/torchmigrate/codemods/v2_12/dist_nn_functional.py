@@ -39,13 +39,17 @@ while the rewritten call looks `dist.group.WORLD` up each time.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
-from libcst.codemod import CodemodContext
-from libcst.codemod.visitors import AddImportsVisitor
 
 from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass, Unchanged
+from torchmigrate.python.codemod import add_needed_import
 from torchmigrate.python.helpers import arg, build_dotted, has_star_args
 from torchmigrate.python.transform import PassTransformer, Sink
+
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
 
 PASS = Pass(
     id="dist-nn-functional",
@@ -264,7 +268,7 @@ class DistNnFunctionalTransformer(PassTransformer):
             if alias is None:
                 alias = "funcol" if "funcol" not in self.global_names() else None
                 if alias is not None:
-                    AddImportsVisitor.add_needed_import(self.context, FUNCOL, asname=alias)
+                    add_needed_import(self.context, FUNCOL, asname=alias)
             self._funcol = alias or ""
         if self._funcol:
             return cst.Attribute(value=cst.Name(self._funcol), attr=cst.Name(name))
@@ -275,7 +279,7 @@ class DistNnFunctionalTransformer(PassTransformer):
         if alias is not None:
             return build_dotted(f"{alias}.group.WORLD")
         if not any(local == "torch" for _, local in self.module_imports()):
-            AddImportsVisitor.add_needed_import(self.context, "torch")
+            add_needed_import(self.context, "torch")
         return build_dotted("torch.distributed.group.WORLD")
 
     # -- argument helpers --

@@ -21,15 +21,18 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.codemod import CodemodContext
 from libcst.metadata import ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.python.helpers import arg, dotted_name, kwarg
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
+
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
 
 PASS = Pass(
     id="fsdp2-fullgraph",

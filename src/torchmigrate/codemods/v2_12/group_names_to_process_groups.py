@@ -51,15 +51,18 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.codemod import CodemodContext
 from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.guards import is_version_guard
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
+
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
 
 PASS = Pass(
     id="group-names-to-process-groups",

@@ -26,13 +26,16 @@ otherwise drop the assumption and read `MASTER_ADDR`/`MASTER_PORT` from the envi
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import libcst as cst
-from libcst.codemod import CodemodContext
 
 from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.python.helpers import arg
 from torchmigrate.python.transform import PassTransformer, Sink
+
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
 
 PASS = Pass(
     sliceable=False,  # whether a torchrun launch needs a finding depends on a MASTER_PORT set anywhere in the file

@@ -27,13 +27,17 @@ work before the next.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
-from libcst.codemod import CodemodContext
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.python.helpers import arg
 from torchmigrate.python.transform import PassTransformer, Sink
+
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
 
 PASS = Pass(
     id="torchcomms-default",

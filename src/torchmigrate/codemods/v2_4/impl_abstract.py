@@ -17,13 +17,17 @@ Safe: on torch 2.13 `impl_abstract(qualname, func, lib=lib)` is implemented as
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import libcst as cst
-from libcst.codemod import CodemodContext
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.python.helpers import fix_commas, kwarg
 from torchmigrate.python.renames import RenameTransformer
 from torchmigrate.python.transform import Sink
+
+if TYPE_CHECKING:
+    from libcst.codemod import CodemodContext
 
 PASS = Pass(
     id="impl-abstract",

@@ -24,9 +24,9 @@ is not rewritten.
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 
 from torchmigrate.core.passes import REMOVAL, REVIEW, Example, Pass
+from torchmigrate.python.codemod import add_needed_import
 from torchmigrate.python.transform import CallContext
 
 MODULE = "torch.fx.experimental.symbolic_shapes"
@@ -111,7 +111,7 @@ _NO_PARENS = (
 def _ref(ctx: CallContext, name: str) -> cst.BaseExpression:
     """A from-import for a bare-name callee (keep the file's style), else the file's own module alias."""
     if isinstance(ctx.original.func, cst.Name) and name not in ctx.transformer.global_names():
-        AddImportsVisitor.add_needed_import(ctx.transformer.context, MODULE, name)
+        add_needed_import(ctx.transformer.context, MODULE, name)
         return cst.Name(name)
     return ctx.ref(f"{MODULE}.{name}")
 

@@ -8,10 +8,10 @@ file's aliases and schedules imports), and imports the rewrite leaves unused go 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import PositionProvider
 
 from torchmigrate.python.astscope import Span
+from torchmigrate.python.codemod import add_needed_import
 from torchmigrate.python.helpers import bind, build_dotted, chain_root, fix_commas
 from torchmigrate.python.transform import PassTransformer
 
@@ -95,7 +95,7 @@ class JitRewrite(PassTransformer):
             uses_torch = root is not None and self.qualname(root) == "torch"
             imported = any(full == "torch" for full, _ in self.module_imports())
             if not uses_torch and not imported and "torch" not in self.global_names():
-                AddImportsVisitor.add_needed_import(self.context, "torch")
+                add_needed_import(self.context, "torch")
                 return build_dotted("torch.compile")
         return self.ref(qualname, like=like)
 
