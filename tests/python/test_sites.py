@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from torchmigrate.core.fixes import APPLY_ALL
-from torchmigrate.core.registry import all_passes
+from torchmigrate.core.registry import all_passes, get_pass
 from torchmigrate.core.results import FileResult
 from torchmigrate.python.engine import migrate_text
 from torchmigrate.python.sites import AstFile, analyser_of
@@ -93,3 +93,33 @@ def test_star_keys_are_certainly_unknown_only_where_the_text_allows_no_other_ans
     file = AstFile(code, ast.parse(code))
     call = next(n for n in ast.walk(file.tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "f")
     assert file.star_keys_unknown(call, "use_reentrant") is unknown
+
+
+ZERO_GRAD_CASES = [
+    "opt.zero_grad(); g = p.grad.sum()\nx = p.grad\n",  # `;` joins one libcst line: its own read is not looked at
+    "for p in ps:\n    if ok: opt.zero_grad(); p.grad.add_(1)\n",  # a block on its header's line is not scanned
+    "opt.zero_grad()\nd = {p.grad: 1, 'k': p.grad is None}\n",
+    "opt.zero_grad()\ny = p.grad if p.grad is not None else 0\n",  # libcst visits the body before the test
+    "opt.zero_grad()\np.grad, q = a, b\n",
+    "opt.zero_grad()\np.grad: T = v\n",
+    "opt.zero_grad()\ndel p.grad\n",
+    "opt.zero_grad()\nx += p.grad\np.grad += x\n",
+    "opt.zero_grad()\nf(c=p.grad, *args)\n",
+    "opt.zero_grad()\nmodel.manual_backward(loss)\nv = p.grad\n",
+    "opt.zero_grad()\nfn = lambda: p.grad\nv = [q.grad for q in ps]\n",
+    "opt.zero_grad()\nif torch.__version__ >= '2.0':\n    v = p.grad\nelse:\n    w = p.grad\nz = p.grad\n",
+    "opt.zero_grad()\ntry:\n    v = p.grad\nexcept RuntimeError as e:\n    w = p.grad\nfinally:\n    u = p.grad\n",
+    "def f():\n    opt.zero_grad()\n    if not p.grad:\n        pass\n    v = p.grad\n",
+    "class C:\n    opt.zero_grad()\n    v = p.grad\n",
+    "match x:\n    case 1:\n        opt.zero_grad()\n        v = p.grad\n",
+    "opt.zero_grad(set_to_none=True)\nv = p.grad\n",
+    "while True:\n    opt.zero_grad()\n    assert p.grad\n    v = p.grad\nelse:\n    opt.zero_grad()\n    w = p.grad\n",
+]
+
+
+@pytest.mark.parametrize("code", ZERO_GRAD_CASES)
+def test_zero_grad_findings_from_the_ast_are_the_transformers(code: str) -> None:
+    """The detector ports the transformer's scan (its lines, its source order, its stops): corner cases both ways."""
+    passes = [get_pass("zero-grad-none")]
+    fast, slow = both_ways("import torch\n" + code, passes)
+    assert fast == slow

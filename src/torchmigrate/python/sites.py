@@ -117,6 +117,11 @@ class AstFile:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self._parents.get(id(node))
 
+    def before(self, node: ast.AST) -> str:
+        """The text of ``node``'s first line before it: blank for a statement that starts its line."""
+        line, column = self.position(node)
+        return self._lines[line - 1][: column - 1] if line <= len(self._lines) else ""
+
     def scope_text(self, node: ast.AST) -> str | None:
         """The source of the scope a name bound at ``node`` lives in (the function, or the whole file at module
         level); ``None`` inside a class body or comprehension, or for a name a ``global``/``nonlocal`` redirects."""

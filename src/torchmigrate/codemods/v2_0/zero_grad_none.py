@@ -27,7 +27,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
-from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.guards import is_version_guard, is_version_guard_ast
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
@@ -165,30 +165,129 @@ class _Reads(_Skip):
         return not self.done
 
 
+_MESSAGE = (
+    "since 2.0 zero_grad() sets gradients to None (set_to_none=True by default): this .grad read "
+    "fails until the next backward(); call zero_grad(set_to_none=False) above, or handle None here"
+)
+_BACKWARD = frozenset({"backward", "grad", "manual_backward", "zero_grad"})
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
 def detect(file: AstFile) -> Iterator[Site]:
-    """A cheap bound on the transformer's findings: a ``.grad`` read in a statement after a ``zero_grad()`` call of
-    the same block, before any ``backward`` / ``autograd.grad`` call there. The transformer decides and words them."""
+    """The transformer's findings from the stdlib ast, by its rule: in each indented block (and the module), after a
+    line holding a ``zero_grad()`` call that relies on the default, the first ``.grad`` read of each later statement
+    in source order, until a backward / ``autograd.grad`` / another ``zero_grad`` call or a ``None`` test of ``.grad``
+    comes first. Lines of the block are libcst's: simple statements joined by ``;`` are one line, and a block written
+    on its header's line (``if x: a; b``) is not scanned, as libcst gives it no indented block."""
     for node in file.walk():
-        for field in ("body", "orelse", "finalbody"):
+        for field in _BLOCKS:
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                yield from _after_zero_grad(file, block)
+                if isinstance(node, ast.Module) or not _on_header_line(file, block[0]):
+                    yield from _scan(file, _lines(block))
 
 
-def _after_zero_grad(file: AstFile, block: list[ast.stmt]) -> Iterator[Site]:
-    seen = False
+def _on_header_line(file: AstFile, statement: ast.stmt) -> bool:
+    return bool(file.before(statement).strip())
+
+
+def _lines(block: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """The block's statements as libcst's lines: simple statements on one line (``a; b``) together."""
+    lines: list[list[ast.stmt]] = []
     for statement in block:
-        nodes = list(ast.walk(statement))
-        if seen:
-            if any(_ast_backward(n) for n in nodes):
-                seen = False
-            else:
-                for n in nodes:
-                    if isinstance(n, ast.Attribute) and n.attr == "grad":  # `p.grad += g` reads it too
-                        yield file.finding(n, "")
-                        return
-        if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "zero_grad" for n in nodes):
-            seen = True
+        simple = not isinstance(statement, _COMPOUND)
+        if lines and simple and not isinstance(lines[-1][-1], _COMPOUND) and statement.lineno == lines[-1][-1].end_lineno:
+            lines[-1].append(statement)
+        else:
+            lines.append([statement])
+    return lines
+
+
+def _scan(file: AstFile, lines: list[list[ast.stmt]]) -> Iterator[Site]:
+    for index, line in enumerate(lines):
+        if isinstance(line[0], _COMPOUND) or not any(_zero_grad_in(statement) for statement in line):
+            continue
+        for later in lines[index + 1 :]:
+            read, done = _first_read(later)
+            if read is not None:
+                yield file.finding(read, _MESSAGE)
+            if done:
+                break
+
+
+def _skipped(node: ast.AST) -> bool:
+    """What the transformer's walks do not enter: nested definitions and version-gated branches (libcst's rule)."""
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) or (
+        isinstance(node, (ast.If, ast.IfExp, ast.Try)) and is_version_guard_ast(node)
+    )
+
+
+def _source_order(node: ast.AST) -> list[ast.AST]:
+    """Children in the order libcst visits them (source order): by position, where fields list them otherwise
+    (``a if c else b``, a dict's keys and values, keywords before ``*args``)."""
+    children = list(ast.iter_child_nodes(node))
+    if isinstance(node, ast.IfExp):
+        return [node.body, node.test, node.orelse]
+    placed = [child for child in children if hasattr(child, "lineno")]
+    if len(placed) == len(children):
+        return sorted(children, key=lambda child: (child.lineno, child.col_offset))  # type: ignore[attr-defined]
+    return children
+
+
+def _walk(statements: list[ast.stmt]) -> Iterator[tuple[ast.AST, ast.AST | None]]:
+    """(node, parent) in source order, pre-order, skipping what ``_skipped`` says."""
+    stack: list[tuple[ast.AST, ast.AST | None]] = [(s, None) for s in reversed(statements)]
+    while stack:
+        node, parent = stack.pop()
+        if _skipped(node):
+            continue
+        yield node, parent
+        stack.extend((child, node) for child in reversed(_source_order(node)))
+
+
+def _zero_grad_in(statement: ast.stmt) -> bool:
+    return any(
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "zero_grad"
+        and not node.args
+        and not node.keywords
+        for node, _ in _walk([statement])
+    )
+
+
+def _grad(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "grad"
+
+
+def _none_check(node: ast.AST | None) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _grad(node.operand)
+    if isinstance(node, (ast.If, ast.While, ast.Assert, ast.IfExp)):
+        return _grad(node.test)
+    return (
+        isinstance(node, ast.Compare)
+        and _grad(node.left)
+        and any(
+            isinstance(op, (ast.Is, ast.IsNot)) and isinstance(c, ast.Constant) and c.value is None
+            for op, c in zip(node.ops, node.comparators, strict=True)
+        )
+    )
+
+
+def _first_read(statements: list[ast.stmt]) -> tuple[ast.AST | None, bool]:
+    """The first ``.grad`` read of a line and whether the scan stops there (``_Reads``)."""
+    for node, parent in _walk(statements):
+        if _ast_backward(node) or _none_check(node):
+            return None, True
+        if _grad(node):
+            if isinstance(parent, ast.Assign) and node in parent.targets:
+                continue  # `p.grad = ...` does not read it
+            if isinstance(parent, ast.AugAssign) and parent.target is node:
+                return node, True  # `p.grad += g` does
+            if not _none_check(parent):
+                return node, True
+    return None, False
 
 
 def _ast_backward(node: ast.AST) -> bool:
@@ -196,10 +295,16 @@ def _ast_backward(node: ast.AST) -> bool:
         return False
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name in ("backward", "grad")
+    return name in _BACKWARD
 
 
-PASS.analyse = analyser(PASS.id, detect)
+_COMPOUND = (
+    ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While, ast.With,
+    ast.AsyncWith, ast.Try, ast.Match, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+)
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)
 
 
 @PASS.uses
