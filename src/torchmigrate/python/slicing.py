@@ -120,88 +120,95 @@ def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
     return names
 
 
-def _function_locals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The names ``function`` binds in its own scope (parameters, assignments, imports, nested definitions, ``except``
-    and ``match`` captures): in its body, each is the function's own variable, never a module-level one, wherever it
-    is read. Empty when the function (or a scope inside it) declares a ``global`` or ``nonlocal``: then nothing is
-    assumed local. Targets bound inside nested scopes (comprehensions, lambdas, inner functions and classes) are not
-    counted: they are those scopes' own."""
-    parameters = function.args
-    local = {a.arg for a in (*parameters.posonlyargs, *parameters.args, *parameters.kwonlyargs)}
-    local.update(a.arg for a in (parameters.vararg, parameters.kwarg) if a is not None)
-    if any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in ast.walk(function)):
-        return set()
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            local.add(node.name)
-            continue
-        if isinstance(node, _SCOPES):
-            continue
-        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            local.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            local.update(alias.asname or alias.name.split(".")[0] for alias in node.names if alias.name != "*")
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            local.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            local.add(node.rest)
-        stack.extend(ast.iter_child_nodes(node))
-    return local
-
-
-def _outside_body(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.AST]:
-    """The parts of a definition evaluated in the enclosing scope: decorators, defaults, annotations."""
+def _function_reads(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names a function can read from the module scope, in one walk: every name it spells, less the names it
+    binds in its own scope (parameters, assignments, imports, nested definitions, ``except`` and ``match`` captures),
+    which in its body are its own variables wherever they are read. Its decorators, defaults and annotations run in
+    the enclosing scope: their names all count. Targets bound inside nested scopes (comprehensions, lambdas, inner
+    functions and classes) are those scopes' own, so they are not subtracted; and a ``global`` or ``nonlocal``
+    anywhere in it makes every name count."""
     parameters = function.args
     every = (*parameters.posonlyargs, *parameters.args, *parameters.kwonlyargs, parameters.vararg, parameters.kwarg)
-    parts: list[ast.AST | None] = [*function.decorator_list, *parameters.defaults, *parameters.kw_defaults, function.returns]
-    parts.extend(a.annotation for a in every if a is not None)
-    return [part for part in parts if part is not None]
+    outside: list[ast.AST | None] = [*function.decorator_list, *parameters.defaults, *parameters.kw_defaults]
+    outside.append(function.returns)
+    outside.extend(a.annotation for a in every if a is not None)
+    reads = {n.id for part in outside if part is not None for n in ast.walk(part) if type(n) is ast.Name}
+    local = {a.arg for a in every if a is not None}
+    spelled: set[str] = set()
+    declares = False
+    stack: list[tuple[ast.AST, bool]] = [(statement, False) for statement in function.body]  # (node, in a nested scope)
+    while stack:
+        node, nested = stack.pop()
+        kind = type(node)
+        if kind is ast.Name:
+            spelled.add(node.id)  # type: ignore[attr-defined]
+            if not nested and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                local.add(node.id)  # type: ignore[attr-defined]
+            continue
+        if kind is ast.Global or kind is ast.Nonlocal:
+            declares = True
+        elif not nested:
+            if kind in _DEFINITIONS:
+                local.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.Import or kind is ast.ImportFrom:
+                local.update(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")  # type: ignore[attr-defined]
+            elif kind in _CAPTURES and node.name:  # type: ignore[attr-defined]
+                local.add(node.name)  # type: ignore[attr-defined]
+            elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
+                local.add(node.rest)  # type: ignore[attr-defined]
+        inner = nested or kind in _SCOPE_KINDS
+        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
+    return reads | (spelled if declares else spelled - local)
 
 
-def _read_names(statement: ast.stmt) -> set[str] | None:
-    """The names a top-level definition can read from the module scope: every name it spells, less a function's own
-    local variables in its body (:func:`_function_locals`); a class's methods are looked at the same way. ``None``
-    for other statements (their words are used instead)."""
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_SCOPE_KINDS = frozenset(_SCOPES)
+_CAPTURES = frozenset({ast.ExceptHandler, ast.MatchAs, ast.MatchStar})
+
+
+def _read_names(statement: ast.stmt, memo: dict[int, set[str] | None] | None = None) -> set[str] | None:
+    """The names a top-level definition can read from the module scope (:func:`_function_reads`; a class's own
+    statements count whole, its methods as functions). ``None`` for other statements (their words are used instead).
+    ``memo`` keeps the answers by statement."""
+    key = id(statement)
+    if memo is not None and key in memo:
+        return memo[key]
+    found: set[str] | None = None
     if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        local = _function_locals(statement)
-        names = {n.id for part in _outside_body(statement) for n in ast.walk(part) if isinstance(n, ast.Name)}
-        body = {n.id for part in statement.body for n in ast.walk(part) if isinstance(n, ast.Name)}
-        return names | (body - local)
-    if isinstance(statement, ast.ClassDef):
-        names = set()
+        found = _function_reads(statement)
+    elif isinstance(statement, ast.ClassDef):
+        found = set()
         for part in (*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords)):
-            names.update(n.id for n in ast.walk(part) if isinstance(n, ast.Name))
+            found.update(n.id for n in ast.walk(part) if type(n) is ast.Name)
         for inner in statement.body:
-            found = _read_names(inner)
-            if found is None:
-                names.update(n.id for n in ast.walk(inner) if isinstance(n, ast.Name))
-            else:
-                names |= found
-        return names
-    return None
+            read = _read_names(inner, memo)
+            found |= {n.id for n in ast.walk(inner) if type(n) is ast.Name} if read is None else read
+    if memo is not None:
+        memo[key] = found
+    return found
 
 
-def _group_reads(statements: list[ast.stmt], words: set[str]) -> set[str]:
+def _group_reads(statements: list[ast.stmt], words: set[str], memo: dict[int, set[str] | None]) -> set[str]:
     """What ties a group to module-level variables: the names its definitions can read (:func:`_read_names`), and
     every word of its other statements."""
     found: set[str] = set()
     for statement in statements:
-        read = _read_names(statement)
+        read = _read_names(statement, memo)
         if read is None:
             return words
         found |= read
     return found
 
 
-def _uses(statements: Iterable[ast.stmt]) -> tuple[set[str], set[str], set[str]]:
+def _uses(
+    statements: Iterable[ast.stmt], memo: dict[int, set[str] | None] | None = None
+) -> tuple[set[str], set[str], set[str]]:
     """(names, attribute chains rooted at a name, words of string constants) anywhere in the statements."""
     names: set[str] = set()
     chains: set[str] = set()
     words: set[str] = set()
     for statement in statements:
-        read = _read_names(statement)
+        read = _read_names(statement, memo)
         if read is not None:  # a definition: the names it can read, not its own local variables
             names |= read
         for node in ast.walk(statement):
@@ -235,7 +242,13 @@ def _uses(statements: Iterable[ast.stmt]) -> tuple[set[str], set[str], set[str]]
 
 
 def _stub(
-    number: int, statements: list[ast.stmt], bound: set[str], visible: frozenset[str], dotted: frozenset[str], newline: str
+    number: int,
+    statements: list[ast.stmt],
+    bound: set[str],
+    visible: frozenset[str],
+    dotted: frozenset[str],
+    newline: str,
+    memo: dict[int, set[str] | None] | None = None,
 ) -> str:
     """One line standing for ``statements``: the module-level names they bind, and what else the rest of the file can
     observe of them: the names they use that are module-level, imported or builtin (``visible``; a function's local
@@ -243,7 +256,7 @@ def _stub(
     attribute chains, and the import names their strings spell (``__all__``, string annotations). Never an attribute
     chain beyond an imported module: ``torch.load`` in a stub would be a reference for a pass to act on. ``bound``: the
     module-level names the statements bind."""
-    names, chains, words = _uses(statements)
+    names, chains, words = _uses(statements, memo)
     args = sorted(n for n in names if n in visible and not keyword.iskeyword(n))
     args += sorted(m for m in dotted if any(c == m or c.startswith(m + ".") for c in chains))
     seen = sorted(w for w in words if w in visible or w in dotted)
@@ -335,7 +348,8 @@ def make_slice(
     keep = [False] * len(groups)
     keep[0] = True
     words = [set(_WORD.findall(chunk)) for chunk in chunks]
-    reads = [_group_reads(statements, words[index]) for index, (_, statements) in enumerate(groups)]
+    memo: dict[int, set[str] | None] = {}  # what each definition can read, asked for by the ties and the stubs
+    reads = [_group_reads(statements, words[index], memo) for index, (_, statements) in enumerate(groups)]
     for index, chunk in enumerate(chunks):
         binds = "import" in words[index] and _imports_bind_module_names(groups[index][1], "global" in words[index])
         if binds or triggers.search(chunk) or not words[index].isdisjoint(relevant):
@@ -362,7 +376,7 @@ def make_slice(
     for index, flag in enumerate(keep):
         only = groups[index][1][0] if len(groups[index][1]) == 1 else None
         if flag and index > 0 and isinstance(only, ast.ClassDef):
-            runs = _method_runs(only, code, triggers, relevant, final_shared)
+            runs = _method_runs(only, code, triggers, relevant, final_shared, memo)
             if runs:
                 inner[index] = runs
     omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
@@ -384,7 +398,7 @@ def make_slice(
                 origin.extend(range(position, head))
                 indent = lines[head - 1][: len(lines[head - 1]) - len(lines[head - 1].lstrip(" \t"))]
                 names = {statement.name for statement in run}  # type: ignore[attr-defined]
-                stub = indent + _stub(len(holes) + 1, run, names, visible, frozenset(dotted), newline)
+                stub = indent + _stub(len(holes) + 1, run, names, visible, frozenset(dotted), newline, memo)
                 holes[stub.rstrip("\r\n")] = "".join(lines[head - 1 : tail])
                 out.append(stub)
                 origin.append(0)
@@ -403,7 +417,7 @@ def make_slice(
         out.extend(lines[first - 1 : head - 1])
         origin.extend(range(first, head))
         bound = set().union(*bindings[run_start:index])
-        stub = _stub(len(holes) + 1, statements, bound, visible, frozenset(dotted), newline)
+        stub = _stub(len(holes) + 1, statements, bound, visible, frozenset(dotted), newline, memo)
         holes[stub.rstrip("\r\n")] = "".join(lines[head - 1 : spans[index - 1][1]])
         out.append(stub)
         origin.append(0)
@@ -420,7 +434,12 @@ def _code_lines(lines: list[str], inside: set[int]) -> list[str]:
 
 
 def _method_runs(
-    cls: ast.ClassDef, lines: list[str], triggers: re.Pattern[str], relevant: set[str], shared: set[str]
+    cls: ast.ClassDef,
+    lines: list[str],
+    triggers: re.Pattern[str],
+    relevant: set[str],
+    shared: set[str],
+    memo: dict[int, set[str] | None] | None = None,
 ) -> list[list[ast.stmt]]:
     """Inside a kept class, the runs of consecutive methods that can become one stub line each, as top-level groups
     do: a method that holds a trigger word, a name an import spelling one binds, a module-level variable the kept code
@@ -437,7 +456,7 @@ def _method_runs(
         if stub:
             text = "".join(lines[start - 1 : end])
             found = set(_WORD.findall(text))
-            read = _read_names(statement)
+            read = _read_names(statement, memo)
             reads = found if read is None else read
             stub = not (
                 triggers.search(text) or not found.isdisjoint(relevant) or not reads.isdisjoint(shared)
@@ -450,7 +469,7 @@ def _method_runs(
                 runs.append(current)
                 current = []
             if isinstance(statement, ast.ClassDef):  # a nested class: its methods, the same way
-                runs.extend(_method_runs(statement, lines, triggers, relevant, shared))
+                runs.extend(_method_runs(statement, lines, triggers, relevant, shared, memo))
         previous_end = end
     if current:
         runs.append(current)
