@@ -22,6 +22,7 @@ __all__ = [
     "REMOVE_IMPORTS_KEY",
     "add_needed_import",
     "new_context",
+    "preload",
     "remove_imports_of",
     "remove_unused_import_by_node",
 ]
@@ -30,6 +31,11 @@ ADD_IMPORTS_KEY = "AddImportsVisitor"
 """Where ``AddImportsVisitor`` keeps the imports scheduled in ``context.scratch`` (its ``CONTEXT_KEY``)."""
 REMOVE_IMPORTS_KEY = "RemoveImportsVisitor"
 """Where ``RemoveImportsVisitor`` keeps the removals scheduled in ``context.scratch`` (its ``CONTEXT_KEY``)."""
+
+
+def preload() -> None:
+    """Import libcst's codemod package and visitors now (before worker processes fork, so that they share it)."""
+    import libcst.codemod.visitors  # noqa: F401
 
 
 def new_context(wrapper: MetadataWrapper) -> CodemodContext:

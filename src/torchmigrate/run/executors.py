@@ -87,6 +87,13 @@ class PoolExecutor:
             from concurrent.futures import ProcessPoolExecutor
 
             method = "fork" if sys.platform.startswith("linux") else None  # fork: workers inherit the loaded passes
+            if method == "fork":
+                # and the engine with libcst's codemod package, which a worker would otherwise import on its first
+                # libcst run (about 0.2 s each): with work enough for a pool, some file almost always gets there
+                import torchmigrate.run.handlers  # noqa: F401
+                from torchmigrate.python.codemod import preload
+
+                preload()
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context(method))
         return self._pool
 
