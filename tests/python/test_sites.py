@@ -123,3 +123,22 @@ def test_zero_grad_findings_from_the_ast_are_the_transformers(code: str) -> None
     passes = [get_pass("zero-grad-none")]
     fast, slow = both_ways("import torch\n" + code, passes)
     assert fast == slow
+
+
+DETECTOR_CASES = [
+    ("cross-implicit-dim", "u.cross(v)\nimport torch\nw = u.cross(v)\n"),  # the transformer counts imports seen so far
+    ("cross-implicit-dim", "try:\n    import torch\nexcept ImportError:\n    torch = None\nw = u.cross(v)\n"),
+    ("cross-implicit-dim", "import torch\na = torch.cross(u, v, None)\nb = torch.cross(u, v, dim=None)\nc = u.cross(other=v)\n"),
+    ("cross-implicit-dim", "import torch\na = torch.cross(u, v, 1, dim=None)\nb = u.cross(v, w)\nc = u.cross(*vs)\n"),
+    ("cross-implicit-dim", "import torch as th\nfrom torch import cross\na = cross(u, v)\nb = th.cross(input=u, other=v)\n"),
+    ("stft-return-complex", "import torch\na = x.stft(8, return_complex=(False))\nb = torch.stft(x, 8, return_complex=flag)\n"),
+    ("stft-return-complex", "import torch\nfrom librosa import stft\nimport librosa as lr\na = lr.stft(x, return_complex=False)\nb = get().stft(8, return_complex=False)\n"),
+    ("fake-unbacked-symint", "import torch\n\ndef a():\n    ctx = torch.library.get_ctx()\n\ndef b(ctx):\n    return ctx.create_unbacked_symint()\n"),
+    ("fake-unbacked-symint", "import torch\nn = shape_env.create_unbacked_symint()\nm = torch.library.get_ctx().create_unbacked_symint(max=8)\n"),
+]
+
+
+@pytest.mark.parametrize(("pass_id", "code"), DETECTOR_CASES)
+def test_detector_corner_cases_give_the_transformers_results(pass_id: str, code: str) -> None:
+    fast, slow = both_ways(code, [get_pass(pass_id)])
+    assert fast == slow

@@ -17,10 +17,14 @@ Safe: `torch.equal` holds between the two results on torch 2.13 (`view_as_real` 
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.python.helpers import kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 PASS = Pass(
@@ -97,9 +101,34 @@ class StftReturnComplex(PassTransformer):
             self.edited(original_node, "stft(return_complex=False) → view_as_real(stft(return_complex=True))")
             return cst.Call(func=self.ref("torch.view_as_real", like=func), args=[cst.Arg(inner)])
         if isinstance(func, cst.Attribute) and func.attr.value == "stft" and self.qualname(func) is None:
-            self.finding(
-                original_node,
-                "x.stft(return_complex=False) is deprecated: if x is a tensor, write "
-                "torch.view_as_real(x.stft(..., return_complex=True)) (the same values)",
-            )
+            self.finding(original_node, _METHOD)
         return updated_node
+
+
+_METHOD = (
+    "x.stft(return_complex=False) is deprecated: if x is a tensor, write "
+    "torch.view_as_real(x.stft(..., return_complex=True)) (the same values)"
+)
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """The transformer's sites from the stdlib ast: a call with a literal ``return_complex=False`` is an edit when its
+    callee is ``torch.stft``, the method-form finding when it is an attribute ``.stft`` that names no import."""
+    for node in file.walk():
+        if not (
+            isinstance(node, ast.Call)
+            and any(
+                k.arg == "return_complex" and isinstance(k.value, ast.Constant) and k.value.value is False
+                for k in node.keywords
+            )
+        ):
+            continue
+        func = node.func
+        name = file.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if name == "torch.stft":
+            yield file.edit(node)
+        elif isinstance(func, ast.Attribute) and func.attr == "stft" and name is None:
+            yield file.finding(node, _METHOD)
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)

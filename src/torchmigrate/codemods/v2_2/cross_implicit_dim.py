@@ -18,10 +18,14 @@ checked on torch 2.13); pass the dimension you mean, e.g. `dim=-1` for `(..., 3)
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.python.helpers import bind, dotted_name, has_star_args, kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 MESSAGE = (
@@ -104,3 +108,43 @@ class CrossImplicitDim(PassTransformer):
             return
         if dim is None or (isinstance(dim, cst.Name) and dim.value == "None"):
             self.finding(node, MESSAGE.format(what=what))
+
+
+def _bound(call: ast.Call, params: tuple[str, ...], name: str) -> ast.expr | None:
+    """``bind(call, params).value(name)`` for a call without ``*`` / ``**`` arguments."""
+    positional = dict(zip(params, call.args, strict=False))
+    if name in positional:
+        return positional[name]
+    return next((k.value for k in call.keywords if k.arg == name and k.arg not in positional), None)
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """The transformer's findings from the stdlib ast, in its visiting order (a method-form ``a.cross(b)`` counts once
+    an import of torch was visited before it, guarded imports not)."""
+    uses_torch = False
+    for node in file.walk():
+        if isinstance(node, ast.Import):
+            uses_torch |= any(a.name.split(".")[0] == "torch" for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            uses_torch |= not node.level and (node.module or "").split(".")[0] == "torch"
+        if not isinstance(node, ast.Call):
+            continue
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            continue
+        func = node.func
+        name = file.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if name == "torch.cross":
+            dim = _bound(node, ("input", "other", "dim"), "dim")
+            what = "torch.cross(a, b)"
+        elif isinstance(func, ast.Attribute) and func.attr == "cross" and uses_torch and name is None:
+            if len(node.args) != 1 and not any(k.arg == "other" for k in node.keywords):
+                continue
+            dim = _bound(node, ("other", "dim"), "dim")
+            what = "a.cross(b)"
+        else:
+            continue
+        if dim is None or (isinstance(dim, ast.Constant) and dim.value is None):
+            yield file.finding(node, MESSAGE.format(what=what))
+
+
+PASS.analyse = analyser(PASS.id, detect, exact=True)

@@ -17,10 +17,14 @@ Safe: the new call is what the old method did.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.python.helpers import bind, make_kwarg, with_args
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
 GET_CTX = frozenset({"torch.library.get_ctx", "torch._custom_ops.get_ctx", "torch._library.fake_impl.get_ctx"})
@@ -126,3 +130,29 @@ class _Contexts(cst.CSTVisitor):
             for target in node.targets:
                 if isinstance(target.target, cst.Name):
                     self.owner.contexts.add(target.target.value)
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A bound on the transformer's edits: a ``X.create_unbacked_symint(...)`` call where ``X`` is a
+    ``torch.library.get_ctx()`` call or a name some assignment in the file binds to one (anywhere: the transformer
+    collects those names from the whole module). Nothing else can be edited, so a file without such a call is
+    settled without libcst."""
+    contexts = {
+        target.id
+        for node in ast.walk(file.tree)
+        if isinstance(node, ast.Assign) and _is_get_ctx(file, node.value)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    for node in file.walk():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "create_unbacked_symint":
+            owner = node.func.value
+            if (isinstance(owner, ast.Name) and owner.id in contexts) or _is_get_ctx(file, owner):
+                yield file.edit(node)
+
+
+def _is_get_ctx(file: AstFile, node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and file.qualname(node.func) in GET_CTX
+
+
+PASS.analyse = analyser(PASS.id, detect)
