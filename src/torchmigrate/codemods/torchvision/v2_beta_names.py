@@ -22,12 +22,17 @@ Safe: compared in the 0.15 and 0.28 wheels, the renamed classes and functions ta
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass, Unchanged
 from torchmigrate.python.helpers import dotted_name, kwarg
 from torchmigrate.python.renames import RenameTransformer
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import CallContext
+from torchmigrate.python.triggers import identifiers
 
 _V2 = "torchvision.transforms.v2"
 _DP = "torchvision.datapoints"
@@ -188,3 +193,31 @@ def canvas_size(call: cst.Call, ctx: CallContext) -> cst.BaseExpression | None:
     ctx.message = "BoundingBoxes(spatial_size=) → canvas_size= (torchvision 0.16)"
     args = [a.with_changes(keyword=cst.Name("canvas_size")) if a is old else a for a in call.args]
     return call.with_changes(args=args)
+
+
+# What every rename site spells: a reference to a renamed name (or to a name in the renamed module, its findings
+# included) spells its last component or ``datapoints``, at the use or in the import that binds it.
+_RENAMED_WORDS = frozenset({"datapoints", *(name.rpartition(".")[2] for name in PASS.renames)})
+_BOXES = frozenset({"torchvision.tv_tensors.BoundingBoxes"})
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A bound on where the pass acts: any file that spells a renamed name or ``datapoints`` (anywhere, strings and
+    comments too) goes to libcst whole; otherwise only a ``tv_tensors.BoundingBoxes(...)`` call that passes
+    ``spatial_size=`` (or ``**kwargs``) can be edited. torchvision's own sources, which call ``BoundingBoxes``
+    everywhere in the new form, are settled without libcst."""
+    if not _RENAMED_WORDS.isdisjoint(identifiers(file.text)):
+        if file.tree.body:
+            yield file.edit(file.tree.body[0])
+        return
+    for node in file.walk():
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, (ast.Name, ast.Attribute))
+            and any(k.arg in (None, "spatial_size") for k in node.keywords)
+            and file.qualname(node.func) in _BOXES
+        ):
+            yield file.edit(node)
+
+
+PASS.analyse = analyser(PASS.id, detect)
