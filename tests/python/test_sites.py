@@ -135,6 +135,9 @@ DETECTOR_CASES = [
     ("stft-return-complex", "import torch\nfrom librosa import stft\nimport librosa as lr\na = lr.stft(x, return_complex=False)\nb = get().stft(8, return_complex=False)\n"),
     ("fake-unbacked-symint", "import torch\n\ndef a():\n    ctx = torch.library.get_ctx()\n\ndef b(ctx):\n    return ctx.create_unbacked_symint()\n"),
     ("fake-unbacked-symint", "import torch\nn = shape_env.create_unbacked_symint()\nm = torch.library.get_ctx().create_unbacked_symint(max=8)\n"),
+    ("torchvision-v2-beta-names", "from torchvision.tv_tensors import BoundingBoxes as BB\nb = BB(x, format='XYXY', spatial_size=s)\nc = BB(x, **kw)\n"),
+    ("torchvision-v2-beta-names", "from torchvision import tv_tensors\nb = tv_tensors.BoundingBoxes(x, format='XYXY', canvas_size=s)\n"),
+    ("torchvision-v2-beta-names", "from unittest import mock\nwith mock.patch('torchvision.datapoints.Image'):\n    pass\n"),
 ]
 
 

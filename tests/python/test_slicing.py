@@ -204,16 +204,19 @@ def test_files_mixing_several_examples_give_the_whole_file_result() -> None:
         ("profiler-event-metadata", "    with torch.profiler.profile() as prof:\n        step()\n", "    return record.event_metadata\n"),
         ("green-context-stack", "    g = torch.cuda.GreenContext.create(1)\n", "    ctx.set_context()\n    ctx.pop_context()\n"),
         ("profiler-metadata-json", "    with torch.profiler.profile() as prof:\n        step()\n", "    return [e for e in events if e.metadata_json]\n"),
+        ("torch-norm", "    s = torch.eye(3).to_sparse()\n", "    return torch.norm(record)\n"),
     ],
 )
-def test_a_pass_that_reads_the_whole_text_is_not_sliced(pass_id: str, head: str, body: str) -> None:
-    """These passes act only in files that use the profiler (green contexts): a use in a function that spells none of
-    their trigger words counts, so a slice that left it out would change their result."""
+def test_a_pass_that_reads_the_whole_text_reads_it_in_a_slice_too(pass_id: str, head: str, body: str) -> None:
+    """These passes act (or choose a finding over an edit) by a fact of the whole file — it uses the profiler, green
+    contexts, sparse tensors — which a statement the slice leaves out may hold: they read it from the statements
+    left out too (``PassTransformer.whole_text_has``), so the sliced run gives the whole-file result."""
     pass_ = get_pass(pass_id)
     filler = "".join(FILLER.format(k=k) for k in range(8))
     text = f"import torch\n\n\ndef run():\n{head}    return 1\n{filler}\n\ndef report(prof, record, ctx):\n{body}"
-    sliced, whole, _ = _both(text, [pass_])
+    sliced, whole, used = _both(text, [pass_])
     _same(sliced, whole)
+    assert used == 1 and "def run():" not in make_slice(text, ast.parse(text), engine.slice_regex([pass_])).text  # type: ignore[union-attr]
     assert whole.edits or whole.findings
 
 

@@ -119,8 +119,11 @@ def migrate_text(
         if sliced is not None:
             # settled passes stay settled in the slice's run; their findings (lines of the original) are added below
             skip: dict[int, list[Finding]] = {key: [] for key in settled}
+            outside = "".join(sliced.holes.values())
             spliced = _unslice(
-                _run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate, layout, skip), sliced, text
+                _run_libcst(sliced.text, passes, in_play, path, precheck, newline, gate, layout, skip, outside=outside),
+                sliced,
+                text,
             )
             if spliced is not None:
                 SLICING.count += 1
@@ -239,9 +242,11 @@ def _run_libcst(
     layout: Layout | None = None,
     settled: dict[int, list[Finding]] | None = None,
     plans: dict[int, AstPlan] | None = None,
+    outside: str = "",
 ) -> FileResult:
     """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order. ``settled``: passes
-    already decided from the ast (their findings, on ``text``); ``plans``: the ast plans of passes that edit ``text``."""
+    already decided from the ast (their findings, on ``text``); ``plans``: the ast plans of passes that edit ``text``;
+    ``outside``: when ``text`` is a slice, the text of the statements it left out (``PassTransformer.outside_text``)."""
     settled = settled or {}
     plans = plans or {}
     original_suppressed = suppressions(text) if settled else {}
@@ -271,7 +276,7 @@ def _run_libcst(
         before, kept = module, wrappers.saved()
         try:
             plan = plans.get(id(pass_)) if code == text else plans.pop(-id(pass_), None)
-            module, sink = apply_pass(module, pass_, suppressions(code), wrappers, plan)
+            module, sink = apply_pass(module, pass_, suppressions(code), wrappers, plan, outside)
         except Exception as exc:  # a bug in one pass must not lose the file or stop the run
             result.new = None
             result.error = f"pass {pass_.id} failed: {type(exc).__name__}: {one_line(exc)}"
@@ -445,6 +450,7 @@ def apply_pass(
     suppressed: dict[int, frozenset[str] | None],
     wrappers: Wrappers | None = None,
     plan: AstPlan | None = None,
+    outside: str = "",
 ) -> tuple[cst.Module, Sink]:
     """Run one pass over ``module``: its renames first, then its transformer or call rewriters, then imports.
 
@@ -474,6 +480,7 @@ def apply_pass(
         transformer = step(context, pass_, sink)
         transformer.plan = plan
         transformer.fast_names = wrappers.fast_names(module)
+        transformer.outside_text = outside
         before_edits = len(sink.edits)
         new_module = wrapper.visit(transformer)
         if len(sink.edits) == before_edits:

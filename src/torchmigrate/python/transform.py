@@ -8,7 +8,7 @@ leaves unused goes away. Declarative renames live in :mod:`torchmigrate.python.r
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -192,6 +192,9 @@ class PassTransformer(cst.CSTTransformer):
     plan: Any = None
     # The scope-free qualified names of the text being visited, set by the engine (``None``: ask libcst).
     fast_names: FastNames | None = None
+    # When the engine runs the pass on a slice of the file: the text of the statements the slice left out (the
+    # passes never change it). See ``whole_text_has``.
+    outside_text: str = ""
 
     def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
         # A plain CSTTransformer with libcst's codemod context, not libcst's ContextAwareTransformer: its
@@ -296,6 +299,13 @@ class PassTransformer(cst.CSTTransformer):
                     del scheduled[mark:]
             return updated_node
         return result
+
+    def whole_text_has(self, test: Callable[[str], bool]) -> bool:
+        """Whether ``test`` holds for the file's text — the module's code, or, when the engine handed the pass a
+        slice, the statements the slice left out: for a pass that reads a fact of the whole file ("it uses the
+        profiler") and is sliced all the same. ``test`` must look within lines (statements are left out whole)."""
+        module = self.context.module
+        return (module is not None and test(module.code)) or (bool(self.outside_text) and test(self.outside_text))
 
     # -- names --
     def qualname(self, node: cst.CSTNode) -> str | None:

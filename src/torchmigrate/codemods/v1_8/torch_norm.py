@@ -120,7 +120,6 @@ PASS = Pass(
     qualnames=frozenset(FUNCTIONS),
     method_filter=_method_site,
     text_filter=_has_site,
-    sliceable=False,  # whether the file mentions sparse tensors anywhere decides between an edit and a finding
     examples=[
         Example(
             title="defaults, dim and keepdim, a number",
@@ -461,10 +460,10 @@ PASS.analyse = analyser(PASS.id, detect)
 
 @PASS.uses
 class Norms(PassTransformer):
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        module = self.context.module
-        self._sparse = module is not None and _SPARSE.search(module.code) is not None
+    def visit_Module(self, node: cst.Module) -> None:
+        # whether the file mentions sparse tensors anywhere (the statements a slice left out too) decides between an
+        # edit and a finding
+        self._sparse = self.whole_text_has(lambda text: _SPARSE.search(text) is not None)
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
         func = original_node.func

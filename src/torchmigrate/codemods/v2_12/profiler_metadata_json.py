@@ -41,7 +41,6 @@ PASS = Pass(
         "; since 2.12: FunctionEvent.event_metadata (torch 2.12.0 wheel, torch/autograd/profiler_util.py)"
     ),
     triggers=("metadata_json",),
-    sliceable=False,  # whether the file uses the profiler is read from all of its text
     review_note="event_metadata is a structured EventMetadata named tuple (or None), not a JSON string.",
     examples=[
         Example(
@@ -91,7 +90,7 @@ _USES_PROFILER = re.compile(r"\btorch\.(?:autograd\.)?profiler\b|from\s+torch(?:
 class MetadataJson(PassTransformer):
     def visit_Module(self, node: cst.Module) -> bool:
         # Only where the profiler is in use: `metadata_json` is too generic a name to rewrite elsewhere.
-        return bool(_USES_PROFILER.search(node.code))
+        return self.whole_text_has(lambda text: bool(_USES_PROFILER.search(text)))
 
     def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
         if original_node.attr.value != "metadata_json" or not self.allowed(original_node):

@@ -35,7 +35,6 @@ PASS = Pass(
         "; finding only: emits no new form"
     ),
     triggers=("set_context", "pop_context", "SUPPORTED"),
-    sliceable=False,  # whether the file uses green contexts is read from all of its text
     examples=[
         Example(
             before="""
@@ -68,7 +67,7 @@ PASS = Pass(
 @PASS.uses
 class GreenContextStack(PassTransformer):
     def visit_Module(self, node: cst.Module) -> bool:
-        self._green = "green_contexts" in node.code or "GreenContext" in node.code
+        self._green = self.whole_text_has(lambda text: "green_contexts" in text or "GreenContext" in text)
         return self._green
 
     def visit_Call(self, node: cst.Call) -> None:

@@ -40,7 +40,6 @@ PASS = Pass(
         "; finding only: emits no new form"
     ),
     triggers=("event_metadata", "metadata_json"),
-    sliceable=False,  # whether the file uses the profiler is read from all of its text
     examples=[
         Example(
             before="""
@@ -76,7 +75,7 @@ PASS = Pass(
 @PASS.uses
 class EventMetadata(PassTransformer):
     def visit_Module(self, node: cst.Module) -> bool:
-        return bool(_USES_PROFILER.search(node.code)) or "profiler_util" in node.code
+        return self.whole_text_has(lambda text: bool(_USES_PROFILER.search(text)) or "profiler_util" in text)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if node.attr.value != "event_metadata":
