@@ -8,7 +8,7 @@ leaves unused goes away. Declarative renames live in :mod:`torchmigrate.python.r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -19,6 +19,7 @@ from libcst.metadata import (
     GlobalScope,
     ParentNodeProvider,
     PositionProvider,
+    QualifiedName,
     QualifiedNameProvider,
     QualifiedNameSource,
     ScopeProvider,
@@ -321,11 +322,14 @@ class PassTransformer(cst.CSTTransformer):
         else:
             answer = self.fast_names.lookup(node, binding=id(node) in self._binding_sites)
         if answer is UNKNOWN:
-            names = self.get_metadata(QualifiedNameProvider, node, set())
+            names = self._libcst_names(node)
             found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
             answer = found.pop() if len(found) == 1 else None
             if CHECK_FAST_NAMES.enabled:
                 CHECK_FAST_NAMES.slow += 1
+                reference = self.get_metadata(QualifiedNameProvider, node, set())
+                if set(names) != set(reference):
+                    CHECK_FAST_NAMES.mismatches.append((code_of(node), names, reference))
         elif CHECK_FAST_NAMES.enabled:
             names = self.get_metadata(QualifiedNameProvider, node, set())
             found = {q.name for q in names if q.source is QualifiedNameSource.IMPORT}
@@ -336,6 +340,13 @@ class PassTransformer(cst.CSTTransformer):
         if answer is None or self._bound_under_guard(node):
             return None  # (bound by an import under a version guard: code using it relies on the guard's choice)
         return answer  # type: ignore[return-value]
+
+    def _libcst_names(self, node: cst.CSTNode) -> Collection[QualifiedName]:
+        """What libcst's ``QualifiedNameProvider`` gives ``node``, for this node only: the provider is a visit of the
+        whole tree that asks each node's scope for it (lazily), several seconds on a big file for the few names the
+        scope-free answers leave open, and resolved again after each rewrite."""
+        scope = self.get_metadata(ScopeProvider, node, None)
+        return scope.get_qualified_names_for(node) if scope is not None else set()
 
     def _bound_under_guard(self, node: cst.CSTNode) -> bool:
         """Whether the name at the root of ``node`` is bound by an import inside a version guard (``try: from
