@@ -4,7 +4,9 @@ The parent process reads each file once, hashes it and asks the cache; a file no
 occurs in its raw bytes is settled here too (decoded for the usual error checks, never parsed). Only the rest goes, in
 small batches, to an executor (this process, worker processes or Ray: :mod:`torchmigrate.run.executors`). Results come back
 in task order whatever the scheduling; at most a bounded window of files is in flight, so memory does not grow with
-the tree. Writing and cache updates happen here, in the parent, in that same order.
+the tree. With worker processes or Ray, the big files among the next tasks (``Runner.lookahead``) go first, so that
+the last worker to finish is not still on one. Writing and cache updates happen here, in the parent, in that same
+order.
 """
 
 from __future__ import annotations
