@@ -371,3 +371,29 @@ def test_a_function_reading_a_module_variable_stays_and_one_shadowing_it_goes() 
     assert "state" not in stub.partition("(")[2]  # its local variable is not a read of the module's
     result, whole, _ = _both(code, passes)
     _same(result, whole)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    print(state)\n    state = None\n",  # a read before the binding is libcst's read of the module's `state`
+        "    del state\n",  # `del` is a read too
+        "    for i in range(3):\n        print(state)\n        state = i\n",
+        "    state = state + 1\n",
+        "    with open(state) as state:\n        pass\n",
+        "    import state\n",
+        "    def g():\n        return state\n    state = 2\n",
+        "    state = 2\n    print(state)\n",
+    ],
+)
+def test_a_function_binding_a_module_variable_name_after_reading_it_is_tied(body: str) -> None:
+    """libcst links a read to the function's own binding only when that binding comes first; before it (or with
+    ``del``), the read is of the module-level variable, and the sliced run must see that reference too."""
+    code = (
+        "import torch\nstate = torch.load(p)\nmodel.load_state_dict(state)\n\n\ndef f():\n"
+        + body
+        + "".join(FILLER.format(k=k) for k in range(8))
+    )
+    sliced, whole, used = _both(code, [get_pass("torch-load-weights-only")])
+    _same(sliced, whole)
+    assert used == 1

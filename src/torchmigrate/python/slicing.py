@@ -121,44 +121,69 @@ def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
 
 
 def _function_reads(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The names a function can read from the module scope, in one walk: every name it spells, less the names it
-    binds in its own scope (parameters, assignments, imports, nested definitions, ``except`` and ``match`` captures),
-    which in its body are its own variables wherever they are read. Its decorators, defaults and annotations run in
-    the enclosing scope: their names all count. Targets bound inside nested scopes (comprehensions, lambdas, inner
-    functions and classes) are those scopes' own, so they are not subtracted; and a ``global`` or ``nonlocal``
-    anywhere in it makes every name count."""
+    """The names a function can read from the module scope, as libcst's scope analysis links them, in one walk: every
+    name it spells, less the names it certainly binds first in its own scope. libcst links a read to the function's
+    own binding only when one comes before it (``print(x); x = 1`` reads the module's ``x``; so does ``x = x + 1``,
+    and ``del x`` is a read), so a name is subtracted only when the statement of its first binding ends before every
+    read or ``del`` of it (parameters come first). Its decorators, defaults, annotations and type parameters run in
+    the enclosing scope: their names all count. Bindings inside nested scopes (comprehensions, lambdas, inner
+    functions and classes) are those scopes' own; a ``global`` or ``nonlocal`` anywhere in it makes every name count."""
     parameters = function.args
     every = (*parameters.posonlyargs, *parameters.args, *parameters.kwonlyargs, parameters.vararg, parameters.kwarg)
     outside: list[ast.AST | None] = [*function.decorator_list, *parameters.defaults, *parameters.kw_defaults]
     outside.append(function.returns)
     outside.extend(a.annotation for a in every if a is not None)
+    outside.extend(_type_parameter_parts(function))
     reads = {n.id for part in outside if part is not None for n in ast.walk(part) if type(n) is ast.Name}
-    local = {a.arg for a in every if a is not None}
+    first = (0, 0)
+    bound: dict[str, tuple[int, int]] = {a.arg: first for a in every if a is not None}  # name → end of its first binding
+    used: dict[str, tuple[int, int]] = {}  # name → its first read or `del`
     spelled: set[str] = set()
     declares = False
-    stack: list[tuple[ast.AST, bool]] = [(statement, False) for statement in function.body]  # (node, in a nested scope)
+    # (node, in a nested scope, the end of the innermost statement of the function's own scope around it)
+    stack: list[tuple[ast.AST, bool, tuple[int, int]]] = [(statement, False, first) for statement in function.body]
     while stack:
-        node, nested = stack.pop()
+        node, nested, end = stack.pop()
         kind = type(node)
+        if not nested and isinstance(node, ast.stmt):
+            end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
         if kind is ast.Name:
-            spelled.add(node.id)  # type: ignore[attr-defined]
-            if not nested and type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
-                local.add(node.id)  # type: ignore[attr-defined]
+            name: str = node.id  # type: ignore[attr-defined]
+            spelled.add(name)
+            if type(node.ctx) is ast.Store and not nested:  # type: ignore[attr-defined]
+                bound[name] = min(bound.get(name, end), end)
+            elif type(node.ctx) is not ast.Store:  # type: ignore[attr-defined]
+                at = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+                used[name] = min(used.get(name, at), at)
             continue
         if kind is ast.Global or kind is ast.Nonlocal:
             declares = True
         elif not nested:
+            names: list[str] = []
             if kind in _DEFINITIONS:
-                local.add(node.name)  # type: ignore[attr-defined]
+                names = [node.name]  # type: ignore[attr-defined]
             elif kind is ast.Import or kind is ast.ImportFrom:
-                local.update(a.asname or a.name.split(".")[0] for a in node.names if a.name != "*")  # type: ignore[attr-defined]
+                names = [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]  # type: ignore[attr-defined]
             elif kind in _CAPTURES and node.name:  # type: ignore[attr-defined]
-                local.add(node.name)  # type: ignore[attr-defined]
+                names = [node.name]  # type: ignore[attr-defined]
             elif kind is ast.MatchMapping and node.rest:  # type: ignore[attr-defined]
-                local.add(node.rest)  # type: ignore[attr-defined]
+                names = [node.rest]  # type: ignore[attr-defined]
+            for name in names:
+                bound[name] = min(bound.get(name, end), end)
         inner = nested or kind in _SCOPE_KINDS
-        stack.extend((child, inner) for child in ast.iter_child_nodes(node))
-    return reads | (spelled if declares else spelled - local)
+        stack.extend((child, inner, end) for child in ast.iter_child_nodes(node))
+    if declares:
+        return reads | spelled
+    local = {name for name, binding in bound.items() if name not in used or binding < used[name]}
+    return reads | (spelled - local)
+
+
+def _type_parameter_parts(node: ast.AST) -> list[ast.AST]:
+    """The bounds and defaults of a definition's type parameters (Python 3.12+), evaluated outside its body."""
+    parts: list[ast.AST] = []
+    for parameter in getattr(node, "type_params", ()):
+        parts.extend(p for p in (getattr(parameter, "bound", None), getattr(parameter, "default_value", None)) if p is not None)
+    return parts
 
 
 _DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
@@ -178,7 +203,8 @@ def _read_names(statement: ast.stmt, memo: dict[int, set[str] | None] | None = N
         found = _function_reads(statement)
     elif isinstance(statement, ast.ClassDef):
         found = set()
-        for part in (*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords)):
+        header = (*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords))
+        for part in (*header, *_type_parameter_parts(statement)):
             found.update(n.id for n in ast.walk(part) if type(n) is ast.Name)
         for inner in statement.body:
             read = _read_names(inner, memo)
