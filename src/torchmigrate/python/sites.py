@@ -22,7 +22,7 @@ from functools import cached_property
 
 from torchmigrate.core.passes import Analyser, Pass
 from torchmigrate.core.results import Finding
-from torchmigrate.python.guards import is_version_guard_ast
+from torchmigrate.python.guards import _may_test_a_version, is_version_guard_ast
 from torchmigrate.python.names import AstNames
 from torchmigrate.python.precheck import statement_start
 
@@ -160,11 +160,31 @@ class AstFile:
         if isinstance(node, ast.Try):
             looks = any(h.type is not None and _EXCEPTIONS.search(self.source(h.type)) for h in node.handlers)
         else:
-            looks = bool(_MAYBE_GUARD.search(self.source(node.test)))
+            looks = bool(_MAYBE_GUARD.search(self.source(node.test))) or any(
+                isinstance(sub, ast.Name) and sub.id in self._maybe_flags for sub in ast.walk(node.test)
+            )
         if looks:
             self.uncertain = True
             self.uncertain_lines.append((node.lineno, node.end_lineno or node.lineno))
         return False
+
+    @cached_property
+    def _maybe_flags(self) -> frozenset[str]:
+        """Names that may be the module's version flags for the transformers' fuller guard rule
+        (``guards.version_flags``: ``NEW_API = is_torch_version(">=", "2.0")``): every name an assignment binds to a
+        value that may test a version or reads such a name: a superset, so a test of one is uncertain."""
+        assignments = [n for n in ast.walk(self.tree) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None]
+        flags: set[str] = set()
+        while True:  # until no assignment adds a name (a flag may be read by an assignment the walk met earlier)
+            before = len(flags)
+            for node in assignments:
+                value = node.value
+                assert value is not None
+                if _may_test_a_version(value) or any(isinstance(n, ast.Name) and n.id in flags for n in ast.walk(value)):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    flags.update(t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
+            if len(flags) == before:
+                return frozenset(flags)
 
     def handler_names(self, handler: ast.ExceptHandler) -> set[str]:
         """The identifiers an ``except`` clause's type spells (``{"*"}`` for a bare ``except:``), as the handler
@@ -272,7 +292,16 @@ def _may_be_dict_display(value: ast.expr) -> bool:
 
 
 def children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        # as written (and visited by libcst): decorators, parameters, the return annotation, then the body
+        yield from node.decorator_list
+        yield from getattr(node, "type_params", ())
+        yield node.args
+        if node.returns is not None:
+            yield node.returns
+        yield from node.body
+        return
+    if isinstance(node, ast.ClassDef):
         yield from node.decorator_list  # written (and visited by libcst) before the definition
         for child in ast.iter_child_nodes(node):
             if child not in node.decorator_list:

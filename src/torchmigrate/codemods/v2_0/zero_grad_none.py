@@ -178,7 +178,13 @@ def detect(file: AstFile) -> Iterator[Site]:
     line holding a ``zero_grad()`` call that relies on the default, the first ``.grad`` read of each later statement
     in source order, until a backward / ``autograd.grad`` / another ``zero_grad`` call or a ``None`` test of ``.grad``
     comes first. Lines of the block are libcst's: simple statements joined by ``;`` are one line, and a block written
-    on its header's line (``if x: a; b``) is not scanned, as libcst gives it no indented block."""
+    on its header's line (``if x: a; b``) is not scanned, as libcst gives it no indented block. Where the ast cannot
+    tell libcst's lines (a backslash continuation), or libcst sees a ``.grad`` the ast has no node for (the dotted
+    name of an import: ``import pkg.grad``), the site is an edit: the transformer decides."""
+    if "\\\n" in file.text or "\\\r" in file.text:
+        if file.tree.body:
+            yield file.edit(file.tree.body[0])  # a line continued with a backslash: libcst's lines are not the ast's
+        return
     for node in file.walk():
         for field in _BLOCKS:
             block = getattr(node, field, None)
@@ -209,7 +215,9 @@ def _scan(file: AstFile, lines: list[list[ast.stmt]]) -> Iterator[Site]:
             continue
         for later in lines[index + 1 :]:
             read, done = _first_read(later)
-            if read is not None:
+            if read is _IMPORTED_GRAD:
+                yield file.edit(later[0])
+            elif read is not None:
                 yield file.finding(read, _MESSAGE)
             if done:
                 break
@@ -223,14 +231,16 @@ def _skipped(node: ast.AST) -> bool:
 
 
 def _source_order(node: ast.AST) -> list[ast.AST]:
-    """Children in the order libcst visits them (source order): by position, where fields list them otherwise
-    (``a if c else b``, a dict's keys and values, keywords before ``*args``)."""
-    children = list(ast.iter_child_nodes(node))
+    """Children in the order libcst visits them (source order): the fields' order, except where it is not the
+    source's (``a if c else b``; a dict's keys and values, and a call's keywords before ``*args``, by position)."""
     if isinstance(node, ast.IfExp):
-        return [node.body, node.test, node.orelse]
-    placed = [child for child in children if hasattr(child, "lineno")]
-    if len(placed) == len(children):
-        return sorted(children, key=lambda child: (child.lineno, child.col_offset))  # type: ignore[attr-defined]
+        ordered: list[ast.AST] = [node.body, node.test, node.orelse]
+        return ordered
+    children = list(ast.iter_child_nodes(node))
+    if isinstance(node, (ast.Dict, ast.Call)):
+        func: list[ast.AST] = [node.func] if isinstance(node, ast.Call) else []
+        rest = [child for child in children if child not in func]
+        return func + sorted(rest, key=lambda child: (child.lineno, child.col_offset))  # type: ignore[attr-defined]
     return children
 
 
@@ -275,9 +285,16 @@ def _none_check(node: ast.AST | None) -> bool:
     )
 
 
+_IMPORTED_GRAD: ast.AST = ast.Pass()  # `import pkg.grad`: libcst's dotted name holds a `.grad` attribute
+
+
 def _first_read(statements: list[ast.stmt]) -> tuple[ast.AST | None, bool]:
     """The first ``.grad`` read of a line and whether the scan stops there (``_Reads``)."""
     for node, parent in _walk(statements):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            dotted = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) and node.module else [])
+            if any("grad" in name.split(".")[1:] for name in dotted):
+                return _IMPORTED_GRAD, True
         if _ast_backward(node) or _none_check(node):
             return None, True
         if _grad(node):

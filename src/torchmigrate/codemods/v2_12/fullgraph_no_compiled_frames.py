@@ -184,7 +184,7 @@ class FullgraphNoCompiledFrames(PassTransformer):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         if any(self.qualname(base.value) in _DISPATCH_MODES for base in node.bases):
-            self._reasons.append(f"the TorchDispatchMode {node.name} (Dynamo skips frames while it is active)")
+            self._reasons.append(f"the TorchDispatchMode {node.name.value} (Dynamo skips frames while it is active)")
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.qualname(node.func)

@@ -122,6 +122,7 @@ def detect(file: AstFile) -> Iterator[Site]:
     """The transformer's findings from the stdlib ast, in its visiting order (a method-form ``a.cross(b)`` counts once
     an import of torch was visited before it, guarded imports not)."""
     uses_torch = False
+    findings: list[Site] = []
     for node in file.walk():
         if isinstance(node, ast.Import):
             uses_torch |= any(a.name.split(".")[0] == "torch" for a in node.names)
@@ -144,7 +145,12 @@ def detect(file: AstFile) -> Iterator[Site]:
         else:
             continue
         if dim is None or (isinstance(dim, ast.Constant) and dim.value is None):
-            yield file.finding(node, MESSAGE.format(what=what))
+            findings.append(file.finding(node, MESSAGE.format(what=what)))
+    if file.uncertain and file.tree.body:
+        # a statement the transformer may skip as a guard (an import of torch in it changes what counts): it decides
+        yield file.edit(file.tree.body[0])
+        return
+    yield from findings
 
 
 PASS.analyse = analyser(PASS.id, detect, exact=True)
