@@ -151,18 +151,21 @@ def test_big_files_are_sent_first_and_results_keep_task_order(tmp_path: Path) ->
     worker is still on it when the others are done; the results still come in task order, as one process gives them."""
     for i in range(30):
         (tmp_path / f"a{i:02d}.py").write_text(LEGACY + f"\nVALUE_{i} = {i}\n")
-    big = tmp_path / "z_big.py"
-    big.write_text(LEGACY + "".join(f"\ndef helper_{k}(value):\n    return value + {k}\n" for k in range(400)))
+    helpers = "".join(f"\ndef helper_{k}(value):\n    return value + {k}\n" for k in range(400))
+    sizes = {"z_big1.py": 300, "z_big2.py": 400, "z_big3.py": 350}  # functions each: the second is the biggest
+    for name, count in sizes.items():
+        (tmp_path / name).write_text(LEGACY + helpers[: len(helpers) * count // 400])
     tasks = _tasks(tmp_path)
     expected = _records(run_tasks(tasks, write=False, jobs=1))
     runner = Runner(jobs=2, batch_size=4)
-    runner.big_file = big.stat().st_size
+    runner.big_file = (tmp_path / "z_big1.py").stat().st_size
+    runner.early_limit = 2  # at most two sent ahead of their turn at a time: the two biggest first
     recording = _Recording()
     runner._executor = recording  # type: ignore[assignment]
     try:
         assert _records(runner.run(tasks, write=False)) == expected
     finally:
         runner.close()
-    assert recording.order[0] == [str(big)]
+    assert recording.order[:2] == [[str(tmp_path / "z_big2.py")], [str(tmp_path / "z_big3.py")]]
     assert sorted(p for batch in recording.order for p in batch) == sorted(str(t.path) for t in tasks)
     assert all(len(batch) <= 4 for batch in recording.order)

@@ -11,6 +11,7 @@ order.
 
 from __future__ import annotations
 
+import heapq
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -117,6 +118,7 @@ class Runner:
         # when every other file is done. Results still come out in task order; one process does not reorder.
         self.lookahead = 0 if inline else 4096
         self.big_file = 64 * 1024
+        self.early_limit = 4 * self.jobs  # big files sent ahead of their turn at a time
         self._passes: dict[Options, list[Pass]] = {}
         self._fingerprints: dict[Options, str] = {}
         self._roots: dict[Path, Path] = {}
@@ -204,12 +206,15 @@ class Runner:
         batch.submitted = True
 
     def _ahead(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, _Slot | None]]:
-        """``tasks`` in order, each with its slot if it was prepared and sent early (a big file, see ``lookahead``)."""
+        """``tasks`` in order, each with its slot if it was prepared and sent early: among the next ``lookahead``
+        tasks, the biggest files (``big_file`` bytes or more) go first, at most ``early_limit`` of them sent ahead
+        of their turn at a time, so that their results held back for the path order stay few."""
         if self.lookahead <= 0:
             for task in tasks:
                 yield task, None
             return
         window: deque[tuple[int, Task]] = deque()
+        big: list[tuple[int, int, Task]] = []  # a heap: (-size, number, task) of big files not yet sent
         early: dict[int, _Slot] = {}
         source = enumerate(tasks)
         exhausted = False
@@ -222,19 +227,27 @@ class Runner:
                 window.append(entry)
                 number, task = entry
                 try:
-                    big = task.path.stat().st_size >= self.big_file
+                    size = task.path.stat().st_size
                 except OSError:
-                    big = False  # reported when it is read, in its turn
-                if big:
-                    slot, item = self._prepare(task)
-                    if item is not None:
-                        slot.batch = _Batch([item])
-                        self._submit(slot.batch)
-                    early[number] = slot
+                    size = 0  # reported when it is read, in its turn
+                if size >= self.big_file:
+                    heapq.heappush(big, (-size, number, task))
+            while big and len(early) < self.early_limit:
+                _, number, task = heapq.heappop(big)
+                slot, item = self._prepare(task)
+                if item is not None:
+                    slot.batch = _Batch([item])
+                    self._submit(slot.batch)
+                early[number] = slot
             if not window:
                 return
             number, task = window.popleft()
-            yield task, early.pop(number, None)
+            if number in early:
+                yield task, early.pop(number)
+                continue
+            big = [entry for entry in big if entry[1] != number]  # its turn came first: prepared in order
+            heapq.heapify(big)
+            yield task, None
 
     def run(self, tasks: Iterable[Task], *, write: bool) -> Iterator[FileResult]:
         """Migrate every task, yielding results in task order; writes changed files when ``write`` is true."""
