@@ -117,6 +117,13 @@ class AstFile:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self._parents.get(id(node))
 
+    def continued(self, line: int) -> bool:
+        """Whether physical line ``line`` ends with a backslash (a continuation, or a comment ending in one: callers
+        take it for a continuation, the careful side)."""
+        if not 1 <= line <= len(self._lines):
+            return False
+        return self._lines[line - 1].rstrip("\r\n").endswith("\\")
+
     def before(self, node: ast.AST) -> str:
         """The text of ``node``'s first line before it: blank for a statement that starts its line."""
         line, column = self.position(node)

@@ -181,16 +181,19 @@ def detect(file: AstFile) -> Iterator[Site]:
     on its header's line (``if x: a; b``) is not scanned, as libcst gives it no indented block. Where the ast cannot
     tell libcst's lines (a backslash continuation), or libcst sees a ``.grad`` the ast has no node for (the dotted
     name of an import: ``import pkg.grad``), the site is an edit: the transformer decides."""
-    if "\\\n" in file.text or "\\\r" in file.text:
-        if file.tree.body:
-            yield file.edit(file.tree.body[0])  # a line continued with a backslash: libcst's lines are not the ast's
-        return
     for node in file.walk():
         for field in _BLOCKS:
             block = getattr(node, field, None)
-            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
-                if isinstance(node, ast.Module) or not _on_header_line(file, block[0]):
-                    yield from _scan(file, _lines(block))
+            if not (isinstance(block, list) and block and isinstance(block[0], ast.stmt)):
+                continue
+            if not isinstance(node, ast.Module):
+                if _on_header_line(file, block[0]):
+                    continue  # `if x: a; b`: libcst's suite, not an indented block
+                if file.continued(block[0].lineno - 1):  # `if x: \` and the body on the next line: a suite too
+                    if any(_zero_grad_in(statement) for statement in block):
+                        yield file.edit(block[0])  # (or an indented block after a continued header): libcst decides
+                    continue
+            yield from _scan(file, _lines(block))
 
 
 def _on_header_line(file: AstFile, statement: ast.stmt) -> bool:
@@ -213,6 +216,10 @@ def _scan(file: AstFile, lines: list[list[ast.stmt]]) -> Iterator[Site]:
     for index, line in enumerate(lines):
         if isinstance(line[0], _COMPOUND) or not any(_zero_grad_in(statement) for statement in line):
             continue
+        last = lines[-1][-1].end_lineno or lines[-1][-1].lineno
+        if any(file.continued(number) for number in range(line[0].lineno, last)):
+            yield file.edit(line[0])  # a backslash continuation may join statements into one libcst line: it decides
+            return
         for later in lines[index + 1 :]:
             read, done = _first_read(later)
             if read is _IMPORTED_GRAD:
