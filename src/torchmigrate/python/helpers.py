@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 import libcst as cst
+
+_N = TypeVar("_N", bound=cst.CSTNode)
 
 
 def parse_expr(code: str) -> cst.BaseExpression:
@@ -240,9 +243,7 @@ def keep_layout_in(result: cst.BaseExpression, reference: cst.Call) -> cst.BaseE
 
     if isinstance(result, cst.Call) and shared(result):
         return keep_layout(result, reference)
-    finder = _CallFinder()
-    result.visit(finder)
-    best = max(finder.calls, key=shared, default=None)
+    best = max(find_all(result, cst.Call), key=shared, default=None)
     if best is None or not shared(best):
         return result
     replaced = result.deep_replace(best, keep_layout(best, reference))
@@ -250,32 +251,23 @@ def keep_layout_in(result: cst.BaseExpression, reference: cst.Call) -> cst.BaseE
 
 
 
-class _CallFinder(cst.CSTVisitor):
-    def __init__(self) -> None:
+
+class _Collector(cst.CSTVisitor, Generic[_N]):
+    def __init__(self, kind: type[_N]) -> None:
         super().__init__()
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-
-class _Collector(cst.CSTVisitor):
-    def __init__(self, types: tuple[type[cst.CSTNode], ...]) -> None:
-        super().__init__()
-        self.types = types
-        self.found: list[cst.CSTNode] = []
+        self.kind = kind
+        self.found: list[_N] = []
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, self.types):
+        if isinstance(node, self.kind):
             self.found.append(node)
         return True
 
 
-def find_all(tree: cst.CSTNode, *types: type[cst.CSTNode]) -> list[cst.CSTNode]:
-    """Every node of ``types`` in ``tree`` (itself included), in visit order: ``libcst.matchers.findall`` for a type
-    test, without importing libcst's matchers."""
-    collector = _Collector(types)
+def find_all(tree: cst.CSTNode, kind: type[_N]) -> list[_N]:
+    """Every node of type ``kind`` in ``tree`` (itself included), in visit order: ``libcst.matchers.findall`` for a
+    type test, without importing libcst's matchers."""
+    collector = _Collector(kind)
     tree.visit(collector)
     return collector.found
 

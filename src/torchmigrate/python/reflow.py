@@ -31,7 +31,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from torchmigrate.core.registry import Layout
 from torchmigrate.core.text import split_lines
-from torchmigrate.python.helpers import dotted_name
+from torchmigrate.python.helpers import dotted_name, find_all
 from torchmigrate.python.linesplit import split_statement
 
 __all__ = ["reflow"]
@@ -511,9 +511,7 @@ def _split_line(statement: _Old, line: str, indent: int, limit: int, ignore: fro
         return _split_call(statement, call, 0, indent, limit, ignore)
     if isinstance(statement, cst.With):
         return None
-    finder = _Calls()
-    statement.visit(finder)
-    for call in finder.calls:
+    for call in find_all(statement, cst.Call):
         if _hanging(call):
             exploded = _explode(call)
             candidate = _replace(statement, call, exploded)
@@ -599,15 +597,6 @@ def _explode(call: cst.Call) -> cst.Call:
     args = [a.with_changes(comma=cst.Comma(whitespace_after=wba)) for a in call.args[:-1]]
     last = call.args[-1].with_changes(comma=cst.Comma(whitespace_after=tail), whitespace_after_arg=_NONE)
     return call.with_changes(args=[*args, last])
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
 
 
 def _joined(statement: cst.SimpleStatementLine, indent: int, limit: int) -> cst.SimpleStatementLine | None:

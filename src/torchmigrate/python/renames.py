@@ -167,7 +167,7 @@ class RenameTransformer(PassTransformer):
         if not self.sink.suppressed:
             return False
         for use in find_all(module, cst.Name):
-            if isinstance(use, cst.Name) and use.value == name and not self._inside_import(use) and not self.allowed(use):
+            if use.value == name and not self._inside_import(use) and not self.allowed(use):
                 return True
         return False
 

@@ -101,8 +101,8 @@ _CUDA_ONLY_ATTRS = {"raw_cuda_graph", "raw_cuda_graph_exec", "get_graph_data"}
 class AcceleratorGraph(PassTransformer):
     def visit_Module(self, node: cst.Module) -> bool:
         self.cuda_only = any(
-            self.qualname(call.func) in _CUDA_ONLY_CALLS for call in find_all(node, cst.Call) if isinstance(call, cst.Call)
-        ) or any(isinstance(a, cst.Attribute) and a.attr.value in _CUDA_ONLY_ATTRS for a in find_all(node, cst.Attribute))
+            self.qualname(call.func) in _CUDA_ONLY_CALLS for call in find_all(node, cst.Call)
+        ) or any(a.attr.value in _CUDA_ONLY_ATTRS for a in find_all(node, cst.Attribute))
         return True
 
 

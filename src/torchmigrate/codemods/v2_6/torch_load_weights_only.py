@@ -36,7 +36,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
-from torchmigrate.python.helpers import arg, has_star_args, kwarg, with_kwarg
+from torchmigrate.python.helpers import arg, find_all, has_star_args, kwarg, with_kwarg
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.starargs import star_keys
 from torchmigrate.python.transform import PassTransformer
@@ -254,15 +254,6 @@ _LOOKS = frozenset({"callable", "id", "isinstance", "hasattr", "getattr", "repr"
 _WRAPS = frozenset({"functools.wraps", "functools.update_wrapper"})
 
 
-class _Calls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
 def _is_load_state_dict_arg(node: cst.CSTNode, transformer: PassTransformer) -> bool:
     """``node`` is the state-dict argument of a ``x.load_state_dict(...)`` call."""
     parent = transformer.get_metadata(ParentNodeProvider, node, None)
@@ -304,9 +295,7 @@ class LoadTransformer(PassTransformer):
         return True
 
     def _calls_add_safe_globals(self, module: cst.Module) -> bool:
-        finder = _Calls()
-        module.visit(finder)
-        return any(self.qualname(call.func) == "torch.serialization.add_safe_globals" for call in finder.calls)
+        return any(self.qualname(call.func) == "torch.serialization.add_safe_globals" for call in find_all(module, cst.Call))
 
     def _feeds_load_state_dict(self, call: cst.Call) -> bool:
         if _is_load_state_dict_arg(call, self):
@@ -413,9 +402,7 @@ def detect(file: AstFile) -> Iterator[Site]:
             if not (isinstance(parent, ast.Call) and parent.func is node) and file.qualname(node) == "torch.load":
                 yield file.edit(node)
             continue
-        if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
-            continue
-        if file.qualname(node.func) != "torch.load" or not _may_lack_weights_only(node):
+        if not isinstance(node, ast.Call) or file.callee(node) != "torch.load" or not _may_lack_weights_only(node):
             continue
         positional = [a for a in node.args if not isinstance(a, ast.Starred)]
         pickle = positional[2] if len(positional) > 2 else next((k.value for k in node.keywords if k.arg == "pickle_module"), None)
@@ -433,12 +420,7 @@ def detect(file: AstFile) -> Iterator[Site]:
         else:
             message = _WITHOUT
         if safe_file is None:
-            safe_file = any(
-                isinstance(n, ast.Call)
-                and isinstance(n.func, (ast.Name, ast.Attribute))
-                and file.qualname(n.func) == "torch.serialization.add_safe_globals"
-                for n in ast.walk(file.tree)
-            )
+            safe_file = any(file.callee(n) == "torch.serialization.add_safe_globals" for n in ast.walk(file.tree))
         if not safe_file and not _in_safe_globals(file, node):
             yield file.finding(node, message)
 
@@ -465,10 +447,7 @@ def _in_safe_globals(file: AstFile, node: ast.AST) -> bool:
     current = file.parent(node)
     while current is not None:
         if isinstance(current, (ast.With, ast.AsyncWith)) and any(
-            isinstance(item.context_expr, ast.Call)
-            and isinstance(item.context_expr.func, (ast.Name, ast.Attribute))
-            and file.qualname(item.context_expr.func) in _SAFE_GLOBALS
-            for item in current.items
+            file.callee(item.context_expr) in _SAFE_GLOBALS for item in current.items
         ):
             return True
         current = file.parent(current)
