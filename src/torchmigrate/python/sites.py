@@ -117,6 +117,13 @@ class AstFile:
     def parent(self, node: ast.AST) -> ast.AST | None:
         return self._parents.get(id(node))
 
+    def callee(self, node: ast.AST) -> str | None:
+        """The qualified name of ``node``'s callee when ``node`` is a call of a plain name or attribute chain (what a
+        transformer's ``self.qualname(call.func)`` compares), else ``None``."""
+        if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
+            return self.qualname(node.func)
+        return None
+
     def continued(self, line: int) -> bool:
         """Whether physical line ``line`` ends with a backslash (a continuation, or a comment ending in one: callers
         take it for a continuation, the careful side)."""
@@ -204,10 +211,9 @@ class AstFile:
         stack = [root]
         while stack:
             node = stack.pop()
-            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)):
-                name = self.qualname(node.func)
-                if name is not None and wanted(name):
-                    return True
+            name = self.callee(node)
+            if name is not None and wanted(name):
+                return True
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
             stack.extend(ast.iter_child_nodes(node))
@@ -299,6 +305,18 @@ def _may_be_dict_display(value: ast.expr) -> bool:
 
 
 def children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
+    """``node``'s children in the order libcst visits them, the source's: the fields' order, except where the source
+    differs (decorators first; a return annotation before the body; ``a if c else b``; a dict's keys and values, and
+    a call's keywords before ``*args``, by position)."""
+    if isinstance(node, ast.IfExp):
+        yield from (node.body, node.test, node.orelse)
+        return
+    if isinstance(node, (ast.Dict, ast.Call)):
+        parts = [*node.keys, *node.values] if isinstance(node, ast.Dict) else [*node.args, *node.keywords]
+        if isinstance(node, ast.Call):
+            yield node.func
+        yield from sorted((p for p in parts if p is not None), key=lambda p: (p.lineno, p.col_offset))  # type: ignore[attr-defined]
+        return
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         # as written (and visited by libcst): decorators, parameters, the return annotation, then the body
         yield from node.decorator_list
@@ -367,12 +385,7 @@ def calls_to(names: frozenset[str], keep: Callable[[ast.Call], bool] | None = No
 
     def detect(file: AstFile) -> Iterator[Site]:
         for node in file.walk():
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, (ast.Name, ast.Attribute))
-                and file.qualname(node.func) in names
-                and (keep is None or keep(node))
-            ):
+            if isinstance(node, ast.Call) and file.callee(node) in names and (keep is None or keep(node)):
                 yield file.edit(node)
 
     return detect

@@ -211,12 +211,7 @@ def detect(file: AstFile) -> Iterator[Site]:
             yield file.edit(file.tree.body[0])
         return
     for node in file.walk():
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, (ast.Name, ast.Attribute))
-            and any(k.arg in (None, "spatial_size") for k in node.keywords)
-            and file.qualname(node.func) in _BOXES
-        ):
+        if isinstance(node, ast.Call) and any(k.arg in (None, "spatial_size") for k in node.keywords) and file.callee(node) in _BOXES:
             yield file.edit(node)
 
 

@@ -124,7 +124,7 @@ def detect(file: AstFile) -> Iterator[Site]:
         ):
             continue
         func = node.func
-        name = file.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        name = file.callee(node)
         if name == "torch.stft":
             yield file.edit(node)
         elif isinstance(func, ast.Attribute) and func.attr == "stft" and name is None:

@@ -28,7 +28,7 @@ from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.guards import is_version_guard, is_version_guard_ast
-from torchmigrate.python.sites import AstFile, Site, analyser
+from torchmigrate.python.sites import AstFile, Site, analyser, children_in_source_order
 from torchmigrate.python.transform import PassTransformer
 
 PASS = Pass(
@@ -237,20 +237,6 @@ def _skipped(node: ast.AST) -> bool:
     )
 
 
-def _source_order(node: ast.AST) -> list[ast.AST]:
-    """Children in the order libcst visits them (source order): the fields' order, except where it is not the
-    source's (``a if c else b``; a dict's keys and values, and a call's keywords before ``*args``, by position)."""
-    if isinstance(node, ast.IfExp):
-        ordered: list[ast.AST] = [node.body, node.test, node.orelse]
-        return ordered
-    children = list(ast.iter_child_nodes(node))
-    if isinstance(node, (ast.Dict, ast.Call)):
-        func: list[ast.AST] = [node.func] if isinstance(node, ast.Call) else []
-        rest = [child for child in children if child not in func]
-        return func + sorted(rest, key=lambda child: (child.lineno, child.col_offset))  # type: ignore[attr-defined]
-    return children
-
-
 def _walk(statements: list[ast.stmt]) -> Iterator[tuple[ast.AST, ast.AST | None]]:
     """(node, parent) in source order, pre-order, skipping what ``_skipped`` says."""
     stack: list[tuple[ast.AST, ast.AST | None]] = [(s, None) for s in reversed(statements)]
@@ -259,7 +245,7 @@ def _walk(statements: list[ast.stmt]) -> Iterator[tuple[ast.AST, ast.AST | None]
         if _skipped(node):
             continue
         yield node, parent
-        stack.extend((child, node) for child in reversed(_source_order(node)))
+        stack.extend((child, node) for child in reversed(list(children_in_source_order(node))))
 
 
 def _zero_grad_in(statement: ast.stmt) -> bool:

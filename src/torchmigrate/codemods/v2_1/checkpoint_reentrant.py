@@ -183,10 +183,8 @@ def detect(file: AstFile) -> Iterator[Site]:
     unknown (:meth:`AstFile.star_keys_unknown`) or ``context_fn=``/``debug=`` is passed; every other call is an edit
     site (the ``**`` dicts libcst's scope analysis must read among them)."""
     for node in file.walk():
-        if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
-            continue
-        name = file.qualname(node.func)
-        if name not in _CHECKPOINTS or not _may_lack_use_reentrant(node):
+        name = file.callee(node)
+        if name not in _CHECKPOINTS or not isinstance(node, ast.Call) or not _may_lack_use_reentrant(node):
             continue
         positional = [a for a in node.args if not isinstance(a, ast.Starred)]
         if name.endswith("_sequential") and len(positional) >= 4:

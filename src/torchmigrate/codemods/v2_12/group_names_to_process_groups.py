@@ -572,10 +572,8 @@ def detect(file: AstFile) -> Iterator[Site]:
     or op (what ``_Collector`` gathers), so a file with no such call (or none whose arguments ``*``/``**`` may hide
     it) is settled without libcst."""
     for node in file.walk():
-        if not (isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute))):
-            continue
-        slot = group_slot(file.qualname(node.func))
-        if slot is None:
+        slot = group_slot(file.callee(node))
+        if slot is None or not isinstance(node, ast.Call):
             continue
         index, keyword = slot
         hidden = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)

@@ -133,7 +133,7 @@ def detect(file: AstFile) -> Iterator[Site]:
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             continue
         func = node.func
-        name = file.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        name = file.callee(node)
         if name == "torch.cross":
             dim = _bound(node, ("input", "other", "dim"), "dim")
             what = "torch.cross(a, b)"

@@ -152,7 +152,7 @@ def detect(file: AstFile) -> Iterator[Site]:
 
 
 def _is_get_ctx(file: AstFile, node: ast.expr) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) and file.qualname(node.func) in GET_CTX
+    return file.callee(node) in GET_CTX
 
 
 PASS.analyse = analyser(PASS.id, detect)
