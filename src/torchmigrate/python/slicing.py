@@ -363,12 +363,11 @@ def make_slice(
     for node in imports:
         if isinstance(node, ast.Import):
             dotted.update(a.name for a in node.names if "." in a.name and a.asname is None)
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            segment = "".join(code[node.lineno - 1 : node.end_lineno or node.lineno])
-            local = {alias.asname or alias.name.split(".")[0] for alias in node.names}
-            imported |= local
-            if triggers.search(segment):
-                relevant |= local
+        segment = "".join(code[node.lineno - 1 : node.end_lineno or node.lineno])
+        local = {alias.asname or alias.name.split(".")[0] for alias in node.names}
+        imported |= local
+        if triggers.search(segment):
+            relevant |= local
     bindings = [_module_bindings(statements) for _, statements in groups]
     visible = frozenset(imported.union(*bindings) | _BUILTINS)
     keep = [False] * len(groups)
@@ -383,26 +382,22 @@ def make_slice(
     # Module-level variables tie groups together: keep every group that uses a variable a kept one binds or uses.
     variables = [_assigned(statements) for _, statements in groups]
     every_variable = set().union(*variables)
+    shared: set[str] = set()  # the variables the kept groups bind or read, from the last round (no change in it)
     changed = follow_variables
     while changed:
         changed = False
-        shared: set[str] = set()
+        shared = set()
         for index, flag in enumerate(keep):
             if flag:
                 shared |= variables[index] | (reads[index] & every_variable)
         for index, flag in enumerate(keep):
             if not flag and not (reads[index].isdisjoint(shared) and variables[index].isdisjoint(shared)):
                 keep[index] = changed = True
-    final_shared: set[str] = set()
-    if follow_variables:
-        for index, flag in enumerate(keep):
-            if flag:
-                final_shared |= variables[index] | (reads[index] & every_variable)
     inner: dict[int, list[list[ast.stmt]]] = {}  # kept class group → its runs of methods to stub
     for index, flag in enumerate(keep):
         only = groups[index][1][0] if len(groups[index][1]) == 1 else None
         if flag and index > 0 and isinstance(only, ast.ClassDef):
-            runs = _method_runs(only, code, triggers, relevant, final_shared, memo)
+            runs = _method_runs(only, code, triggers, relevant, shared, memo)
             if runs:
                 inner[index] = runs
     omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
