@@ -484,6 +484,8 @@ def _output(path: Path | None) -> Iterator[BinaryIO]:
 
 def main() -> None:
     from torchmigrate.python.precheck import quiet_parse_warnings
+    from torchmigrate.run.executors import tune_gc
 
     quiet_parse_warnings()
+    tune_gc()
     app(prog_name="migrate")

@@ -20,9 +20,26 @@ from torchmigrate.run.files import SourceError, decode_source
 if TYPE_CHECKING:  # imported when a pool starts: a cached or one-process run does not pay for them
     from concurrent.futures import Future, ProcessPoolExecutor
 
-__all__ = ["Executor", "WorkItem", "default_jobs", "make_executor", "migrate_batch", "migrate_data"]
+__all__ = ["Executor", "WorkItem", "default_jobs", "make_executor", "migrate_batch", "migrate_data", "tune_gc"]
 
 WorkItem = tuple[bytes, str, Options]  # (the file's bytes, its display path, options)
+
+
+class _GC:
+    tuned = False
+
+
+def tune_gc() -> None:
+    """For the command line's own processes: collect cycles less often, and (see :class:`PoolExecutor`) move what is
+    loaded before the workers fork out of the collector's sight.
+
+    A run allocates millions of short-lived ast and libcst nodes with few reference cycles among them; at the default
+    threshold (a collection per 700 net allocations) every collection also walks the live trees of the file at hand,
+    about 6% of a run's CPU on real trees. A library caller's collector is left alone."""
+    import gc
+
+    gc.set_threshold(10_000, 20, 20)
+    _GC.tuned = True
 
 
 def default_jobs() -> int:
@@ -94,6 +111,10 @@ class PoolExecutor:
                 from torchmigrate.python.codemod import preload
 
                 preload()
+                if _GC.tuned:
+                    import gc
+
+                    gc.freeze()  # the modules and passes loaded so far: never collected, and shared pages stay shared
             self._pool = ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context(method))
         return self._pool
 
