@@ -31,7 +31,7 @@ from torchmigrate.python.imports import (
     merge_imports,
     place_imports,
 )
-from torchmigrate.python.precheck import ast_parse, relevant_passes
+from torchmigrate.python.precheck import all_nodes, ast_parse, relevant_passes
 from torchmigrate.python.reflow import reflow
 from torchmigrate.python.renames import RenameTransformer, advice_for_target
 from torchmigrate.python.sites import analyser_of
@@ -364,7 +364,7 @@ def _precheck(text: str) -> tuple[str | None, ast.Module | None]:
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"cannot parse: {type(exc).__name__}: {one_line(exc)}", None
     if len(_BOOL_WORD.findall(text)) > MAX_BOOL_OPERANDS:  # the stdlib keeps and/or chains flat; libcst does not
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if isinstance(node, ast.BoolOp) and len(node.values) > MAX_BOOL_OPERANDS:
                 operands = len(node.values)
                 return f"cannot parse: line {node.lineno}: an and/or chain of {operands} operands is too deep to rewrite", None

@@ -24,6 +24,7 @@ from typing import Final
 import libcst as cst
 
 from torchmigrate.python.names import AstNames, full_name
+from torchmigrate.python.precheck import all_nodes
 
 __all__ = ["UNKNOWN", "FastNames"]
 
@@ -44,7 +45,7 @@ class FastNames:
     def __init__(self, tree: ast.Module) -> None:
         imported: set[str] = set()  # first components any import binds, in any scope
         other: set[str] = set()  # ... bound any other way (an assignment, a definition, a parameter, ...)
-        for node in ast.walk(tree):
+        for node in all_nodes(tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 straight = isinstance(node, ast.Import)
                 for alias in node.names:
@@ -61,7 +62,7 @@ class FastNames:
         answers: dict[str, object] = {}
         if fast:
             names = AstNames(tree)
-            for node in ast.walk(tree):
+            for node in all_nodes(tree):
                 if isinstance(node, _EXPRESSIONS):
                     name = full_name(node)
                     if name is None or name.partition(".")[0] not in fast:

@@ -22,6 +22,8 @@ import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from torchmigrate.python.precheck import child_nodes
+
 __all__ = ["AstNames"]
 
 IMPORT, LOCAL, BUILTIN = "import", "local", "builtin"
@@ -195,7 +197,7 @@ class _Visitor:
             self.scope.count += 1
 
     def generic(self, node: ast.AST) -> None:
-        for value in ast.iter_child_nodes(node):
+        for value in child_nodes(node):
             self.visit(value)
 
     def visit_all(self, nodes: Sequence[ast.AST]) -> None:

@@ -91,7 +91,7 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
     Expressions are walked only in the statements that hold one, so a big file with one trigger word (or with trigger
     words only in its docstrings and comments) costs little more than its parse."""
     if lines is None:
-        yield from ast.walk(tree)
+        yield from all_nodes(tree)
         return
     stack: list[ast.AST] = list(reversed(tree.body))
     while stack:
@@ -296,6 +296,57 @@ _NAMED = (
     ast.ExceptHandler,
     ast.alias,
 )
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def all_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree``, in ``ast.walk``'s order (breadth first, fields in order). The list of the last tree
+    asked is kept (by identity): the precheck, the detectors, the slicer and the engine read the same file's nodes
+    many times, and one walk in a loop costs a third of ``ast.walk``'s generators."""
+    if _ALL_NODES and _ALL_NODES[0][0] is tree:
+        return _ALL_NODES[0][1]
+    nodes: list[ast.AST] = [tree]
+    append = nodes.append
+    fields_of = _FIELDS
+    index = 0
+    while index < len(nodes):
+        node = nodes[index]
+        index += 1
+        kind = type(node)
+        fields = fields_of.get(kind)
+        if fields is None:
+            fields = fields_of[kind] = kind._fields
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        append(item)
+            elif isinstance(value, ast.AST):
+                append(value)
+    _ALL_NODES[:] = [(tree, nodes)]
+    return nodes
+
+
+_ALL_NODES: list[tuple[ast.AST, list[ast.AST]]] = []
+
+
+def child_nodes(node: ast.AST) -> list[ast.AST]:
+    """``list(ast.iter_child_nodes(node))``, without its two generators per node."""
+    kind = type(node)
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        fields = _FIELDS[kind] = kind._fields
+    children: list[ast.AST] = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            children.extend(item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children
 
 
 class _Quiet:

@@ -148,7 +148,7 @@ def removed_analyser(pass_id: str, removed: Mapping[str, str]) -> Analyser:
                         continue  # `import a.removed` … `a.removed.x`: reported at the import
                     yield file.finding(node, f"{name}: {text}")
                     continue
-            stack.extend(reversed(list(children_in_source_order(node))))
+            stack.extend(reversed(children_in_source_order(node)))
 
     return analyser(pass_id, detect, exact=True)
 

@@ -22,9 +22,9 @@ from functools import cached_property
 
 from torchmigrate.core.passes import Analyser, Pass
 from torchmigrate.core.results import Finding
-from torchmigrate.python.guards import _may_test_a_version, is_version_guard_ast
+from torchmigrate.python.guards import _VERSION_ISH, is_version_guard_ast
 from torchmigrate.python.names import AstNames
-from torchmigrate.python.precheck import statement_start
+from torchmigrate.python.precheck import all_nodes, child_nodes, statement_start
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -59,6 +59,7 @@ class AstFile:
         self.tree = tree
         self.uncertain = False  # the walk passed a statement that may be a guard by the transformers' fuller rule
         self.uncertain_lines: list[tuple[int, int]] = []  # the line spans of those statements
+        self._guards: dict[int, bool] = {}
 
     @classmethod
     def of(cls, text: str, tree: ast.Module) -> AstFile:
@@ -67,6 +68,11 @@ class AstFile:
             return _LAST[0]
         _LAST[:] = [cls(text, tree)]
         return _LAST[0]
+
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """Every node of the file, in ``ast.walk``'s order (one walk, shared: :func:`~torchmigrate.python.precheck.all_nodes`)."""
+        return all_nodes(self.tree)
 
     @cached_property
     def names(self) -> AstNames:
@@ -81,8 +87,8 @@ class AstFile:
     @cached_property
     def _parents(self) -> dict[int, ast.AST]:
         parents: dict[int, ast.AST] = {}
-        for node in ast.walk(self.tree):
-            for child in ast.iter_child_nodes(node):
+        for node in self.nodes:
+            for child in child_nodes(node):
                 parents[id(child)] = node
         return parents
 
@@ -169,6 +175,13 @@ class AstFile:
         looks like a guard makes the file :attr:`uncertain`."""
         if not isinstance(node, (ast.If, ast.IfExp, ast.Try)):
             return False
+        known = self._guards.get(id(node))
+        if known is None:
+            known = self._guards[id(node)] = self._judge_guard(node)
+        return known
+
+    def _judge_guard(self, node: ast.If | ast.IfExp | ast.Try) -> bool:
+        """:meth:`is_version_guard`, made once per statement (several detectors walk the same file)."""
         if is_version_guard_ast(node):
             return True
         if isinstance(node, ast.Try):
@@ -187,18 +200,37 @@ class AstFile:
         """Names that may be the module's version flags for the transformers' fuller guard rule
         (``guards.version_flags``: ``NEW_API = is_torch_version(">=", "2.0")``): every name an assignment binds to a
         value that may test a version or reads such a name: a superset, so a test of one is uncertain."""
-        assignments = [n for n in ast.walk(self.tree) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None]
+        # each assignment read once: does its value spell a version-ish word, which names does it read and bind
+        candidates: list[tuple[set[str], list[str]]] = []
         flags: set[str] = set()
-        while True:  # until no assignment adds a name (a flag may be read by an assignment the walk met earlier)
-            before = len(flags)
-            for node in assignments:
-                value = node.value
-                assert value is not None
-                if _may_test_a_version(value) or any(isinstance(n, ast.Name) and n.id in flags for n in ast.walk(value)):
-                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                    flags.update(t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
-            if len(flags) == before:
-                return frozenset(flags)
+        for node in self.nodes:
+            if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            bound = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
+            if not bound:
+                continue
+            reads: set[str] = set()
+            versionish = False
+            for sub in ast.walk(node.value):
+                if isinstance(sub, ast.Name):
+                    reads.add(sub.id)
+                    versionish = versionish or bool(_VERSION_ISH.search(sub.id))
+                elif isinstance(sub, ast.Attribute) and not versionish:
+                    versionish = bool(_VERSION_ISH.search(sub.attr))
+            if versionish:
+                flags.update(bound)
+            elif reads:
+                candidates.append((reads, bound))
+        while candidates:  # until no assignment adds a name (a flag may be read by an assignment met earlier)
+            rest = [(reads, bound) for reads, bound in candidates if reads.isdisjoint(flags)]
+            if len(rest) == len(candidates):
+                break
+            for reads, bound in candidates:
+                if not reads.isdisjoint(flags):
+                    flags.update(bound)
+            candidates = rest
+        return frozenset(flags)
 
     def handler_names(self, handler: ast.ExceptHandler) -> set[str]:
         """The identifiers an ``except`` clause's type spells (``{"*"}`` for a bare ``except:``), as the handler
@@ -216,7 +248,7 @@ class AstFile:
                 return True
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 continue
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
         return False
 
     def star_keys_unknown(self, call: ast.Call, key: str) -> bool:
@@ -258,7 +290,7 @@ class AstFile:
     @cached_property
     def _redirected(self) -> set[str]:
         """The names a ``global`` or ``nonlocal`` statement of the file declares."""
-        return {name for node in ast.walk(self.tree) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+        return {name for node in self.nodes if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
 
     def _assigned_a_dict(self, node: ast.AST) -> bool:
         """Whether ``node`` (a binding) is the whole target of ``name = <dict display, dict(...) or a choice>``."""
@@ -293,7 +325,7 @@ class AstFile:
             if self.is_version_guard(node):
                 continue
             yield node
-            stack.extend(reversed(list(children_in_source_order(node))))
+            stack.extend(reversed(children_in_source_order(node)))
 
 
 def _may_be_dict_display(value: ast.expr) -> bool:
@@ -304,35 +336,28 @@ def _may_be_dict_display(value: ast.expr) -> bool:
     )
 
 
-def children_in_source_order(node: ast.AST) -> Iterator[ast.AST]:
+def children_in_source_order(node: ast.AST) -> list[ast.AST]:
     """``node``'s children in the order libcst visits them, the source's: the fields' order, except where the source
     differs (decorators first; a return annotation before the body; ``a if c else b``; a dict's keys and values, and
     a call's keywords before ``*args``, by position)."""
     if isinstance(node, ast.IfExp):
-        yield from (node.body, node.test, node.orelse)
-        return
+        return [node.body, node.test, node.orelse]
     if isinstance(node, (ast.Dict, ast.Call)):
         parts = [*node.keys, *node.values] if isinstance(node, ast.Dict) else [*node.args, *node.keywords]
-        if isinstance(node, ast.Call):
-            yield node.func
-        yield from sorted((p for p in parts if p is not None), key=lambda p: (p.lineno, p.col_offset))  # type: ignore[attr-defined]
-        return
+        ordered: list[ast.AST] = [node.func] if isinstance(node, ast.Call) else []
+        ordered.extend(sorted((p for p in parts if p is not None), key=lambda p: (p.lineno, p.col_offset)))  # type: ignore[attr-defined]
+        return ordered
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         # as written (and visited by libcst): decorators, parameters, the return annotation, then the body
-        yield from node.decorator_list
-        yield from getattr(node, "type_params", ())
-        yield node.args
+        written: list[ast.AST] = [*node.decorator_list, *getattr(node, "type_params", ()), node.args]
         if node.returns is not None:
-            yield node.returns
-        yield from node.body
-        return
+            written.append(node.returns)
+        written.extend(node.body)
+        return written
     if isinstance(node, ast.ClassDef):
-        yield from node.decorator_list  # written (and visited by libcst) before the definition
-        for child in ast.iter_child_nodes(node):
-            if child not in node.decorator_list:
-                yield child
-        return
-    yield from ast.iter_child_nodes(node)
+        # decorators are written (and visited by libcst) before the definition
+        return [*node.decorator_list, *(child for child in child_nodes(node) if child not in node.decorator_list)]
+    return child_nodes(node)
 
 
 _LAST: list[AstFile] = []

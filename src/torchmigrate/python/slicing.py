@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchmigrate.core.text import has_lone_cr, split_lines
-from torchmigrate.python.precheck import ast_chain, statement_start
+from torchmigrate.python.precheck import all_nodes, ast_chain, child_nodes, statement_start
 
 __all__ = ["Slice", "make_slice", "MIN_SAVING"]
 
@@ -116,7 +116,7 @@ def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
             names.add(node.rest)
         elif isinstance(node, ast.NamedExpr) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return names
 
 
@@ -171,7 +171,7 @@ def _function_reads(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str
             for name in names:
                 bound[name] = min(bound.get(name, end), end)
         inner = nested or kind in _SCOPE_KINDS
-        stack.extend((child, inner, end) for child in ast.iter_child_nodes(node))
+        stack.extend((child, inner, end) for child in child_nodes(node))
     if declares:
         return reads | spelled
     local = {name for name, binding in bound.items() if name not in used or binding < used[name]}
@@ -352,7 +352,7 @@ def make_slice(
     dotted: set[str] = set()
     inside: set[int] = set()  # lines inside a multi-line string
     imports: list[ast.Import | ast.ImportFrom] = []
-    for node in ast.walk(tree):
+    for node in all_nodes(tree):
         if isinstance(node, (ast.Constant, ast.JoinedStr)):
             if (node.end_lineno or node.lineno) > node.lineno:
                 inside.update(range(node.lineno + 1, (node.end_lineno or node.lineno) + 1))

@@ -443,7 +443,7 @@ def _maybe_tensor(file: AstFile, node: ast.expr, annotated: set[str]) -> bool:
 def _tensor_annotated(file: AstFile) -> set[str]:
     """Names that a parameter or an annotated assignment anywhere in the file annotates with a tensor type."""
     names: set[str] = set()
-    for node in ast.walk(file.tree):
+    for node in file.nodes:
         if isinstance(node, ast.arg) and node.annotation is not None:
             target, annotation = node.arg, node.annotation
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):

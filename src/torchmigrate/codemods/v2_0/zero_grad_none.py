@@ -245,7 +245,7 @@ def _walk(statements: list[ast.stmt]) -> Iterator[tuple[ast.AST, ast.AST | None]
         if _skipped(node):
             continue
         yield node, parent
-        stack.extend((child, node) for child in reversed(list(children_in_source_order(node))))
+        stack.extend((child, node) for child in reversed(children_in_source_order(node)))
 
 
 def _zero_grad_in(statement: ast.stmt) -> bool:

@@ -139,7 +139,7 @@ def detect(file: AstFile) -> Iterator[Site]:
     settled without libcst."""
     contexts = {
         target.id
-        for node in ast.walk(file.tree)
+        for node in file.nodes
         if isinstance(node, ast.Assign) and _is_get_ctx(file, node.value)
         for target in node.targets
         if isinstance(target, ast.Name)

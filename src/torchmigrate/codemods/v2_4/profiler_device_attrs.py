@@ -262,7 +262,7 @@ class _AstEvents:
                     for keyword in node.keywords:
                         if keyword.arg == "key" and isinstance(keyword.value, ast.Lambda):
                             self.events.update(a.arg for a in keyword.value.args.args)
-            stack.extend(reversed(list(children_in_source_order(node))))
+            stack.extend(reversed(children_in_source_order(node)))
 
     def is_list(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):

@@ -420,7 +420,7 @@ def detect(file: AstFile) -> Iterator[Site]:
         else:
             message = _WITHOUT
         if safe_file is None:
-            safe_file = any(file.callee(n) == "torch.serialization.add_safe_globals" for n in ast.walk(file.tree))
+            safe_file = any(file.callee(n) == "torch.serialization.add_safe_globals" for n in file.nodes)
         if not safe_file and not _in_safe_globals(file, node):
             yield file.finding(node, message)
 
