@@ -164,6 +164,12 @@ DETECTOR_CASES = [
     ("torchvision-v2-beta-names", "from torchvision.tv_tensors import BoundingBoxes as BB\nb = BB(x, format='XYXY', spatial_size=s)\nc = BB(x, **kw)\n"),
     ("torchvision-v2-beta-names", "from torchvision import tv_tensors\nb = tv_tensors.BoundingBoxes(x, format='XYXY', canvas_size=s)\n"),
     ("torchvision-v2-beta-names", "from unittest import mock\nwith mock.patch('torchvision.datapoints.Image'):\n    pass\n"),
+    ("ao-quantization", "from torch.ao.quantization import quantize_fx, QConfig\nfrom torch.quantization import *\n"),
+    ("ao-quantization", "from torch.ao.quantization import quantize_pt2e\nfrom . quantization import x\nimport os, torch.quantization.observer\n"),
+    ("ao-quantization", "import torch\nq = torch.ao.quantization.quantize_fx.prepare_fx(m)\np = torch.ao.quantization.pt2e.x\nr = f().ao.quantization\n"),
+    ("ao-quantization", "import torch as th\nfrom torch import ao\na = th.quantization.QConfig\nb = ao.quantization.QConfig\nc = th.ao.quantization_x\n"),
+    ("ao-quantization", "import torch\nif hasattr(torch.ao, 'quantization'):\n    a = torch.ao.quantization.QConfig\nb = (torch.ao).quantization.x\n"),
+    ("ao-quantization", "import torch\nQUANT = torch_version_at_least('2.8')\nif QUANT:\n    from torch.ao.quantization import QConfig\n"),
 ]
 
 

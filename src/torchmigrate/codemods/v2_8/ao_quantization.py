@@ -25,10 +25,14 @@ modules, and need `torchao` installed — a rewrite cannot be mechanical.
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.python.helpers import chain_root, dotted_name
+from torchmigrate.python.sites import AstFile, Site, analyser, children_in_source_order
 from torchmigrate.python.transform import PassTransformer
 
 PREFIXES = ("torch.ao.quantization", "torch.quantization")
@@ -116,12 +120,9 @@ class DeprecatedQuantization(PassTransformer):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         if node.module is not None and not node.relative:
             module = dotted_name(node.module) or ""
-            message = _deprecated(module)
-            if message is None and module in PREFIXES and not isinstance(node.names, cst.ImportStar):
-                # `from torch.ao.quantization import quantize_fx` names a submodule
-                subs = [dotted_name(a.name) or "" for a in node.names]
-                messages = [_deprecated(f"{module}.{s}") for s in subs]
-                message = next((msg for msg in messages if msg is not None), None)
+            star = isinstance(node.names, cst.ImportStar)
+            names = None if star else [dotted_name(a.name) or "" for a in node.names]  # type: ignore[union-attr]
+            message = _import_from_message(module, names)
             if message is not None:
                 self.finding(node, message)
         return False
@@ -145,3 +146,49 @@ class DeprecatedQuantization(PassTransformer):
         if message is not None:
             self.finding(node, message)
         return False  # one finding for the whole chain, none for PT2E chains
+
+
+def _import_from_message(module: str, names: list[str] | None) -> str | None:
+    """The finding text for ``from module import names`` (``names`` ``None`` for ``*``), else None."""
+    message = _deprecated(module)
+    if message is None and module in PREFIXES and names is not None:
+        # `from torch.ao.quantization import quantize_fx` names a submodule
+        message = next((m for m in (_deprecated(f"{module}.{name}") for name in names) if m is not None), None)
+    return message
+
+
+def _detect(file: AstFile) -> Iterator[Site]:
+    """The transformer's findings from the stdlib ast: the same walk (guarded code skipped, an import or a reported
+    chain not entered), the same tests."""
+    stack: list[ast.AST] = [file.tree]
+    while stack:
+        node = stack.pop()
+        if file.is_version_guard(node):
+            continue
+        if isinstance(node, ast.ImportFrom):
+            if node.module is not None and not node.level:
+                star = len(node.names) == 1 and node.names[0].name == "*"
+                message = _import_from_message(node.module, None if star else [a.name for a in node.names])
+                if message is not None:
+                    yield file.finding(node, message)
+            continue
+        if isinstance(node, ast.Import):
+            message = next((m for m in (_deprecated(a.name) for a in node.names) if m is not None), None)
+            if message is not None:
+                yield file.finding(node, message)
+            continue
+        if isinstance(node, ast.Attribute):
+            root: ast.expr = node
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and file.qualname(root) == "torch":
+                name = file.qualname(node) or ""
+                if any(name == p or name.startswith(p + ".") for p in PREFIXES):
+                    message = _deprecated(name)
+                    if message is not None:
+                        yield file.finding(node, message)
+                    continue
+        stack.extend(reversed(children_in_source_order(node)))
+
+
+PASS.analyse = analyser(PASS.id, _detect, exact=True)
