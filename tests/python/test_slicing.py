@@ -14,7 +14,7 @@ from torchmigrate.core.results import FileResult
 from torchmigrate.core.versions import OLDEST, parse_version
 from torchmigrate.python import engine
 from torchmigrate.python.engine import migrate_text, trigger_regex
-from torchmigrate.python.slicing import make_slice
+from torchmigrate.python.slicing import BINDINGS, BOUND_USES, USES, make_slice
 
 PYTHON_PASSES = [p for p in all_passes() if p.files != "project"]
 EXAMPLES = [pytest.param(p, i, id=f"{p.id}-{i}") for p in PYTHON_PASSES for i, _ in enumerate(p.examples)]
@@ -279,6 +279,79 @@ def test_methods_of_a_kept_class_become_stubs() -> None:
     assert "Scale a value" not in sliced.text  # the methods' bodies are left out; their names stay bound
     assert sliced.text.count("__torchmigrate_hole_") == 3  # two runs of methods, and the last statement
     assert sliced.splice(sliced.text) == code
+
+
+_TIES = (
+    "import torch\n\nBACKEND = 'gloo'\n\n" + FILLER.format(k=1) + "\nSTATE = torch.load(BACKEND + '.pt')\n\n"
+    "def reader_of_backend():\n    return BACKEND.upper() + 'x' * 40\n\n"
+    "def reader_of_state(model):\n    model.load_state_dict(STATE)\n\n"
+    + "".join(FILLER.format(k=k) for k in range(2, 5))
+)
+
+
+@pytest.mark.parametrize(
+    ("ties", "kept", "left_out"),
+    [
+        (BINDINGS, ["BACKEND = 'gloo'"], ["BACKEND.upper()", "load_state_dict"]),
+        (BOUND_USES, ["BACKEND = 'gloo'", "load_state_dict"], ["BACKEND.upper()"]),
+        (USES, ["BACKEND = 'gloo'", "load_state_dict", "BACKEND.upper()"], []),
+    ],
+)
+def test_module_variables_tie_what_the_passes_follow(ties: str, kept: list[str], left_out: list[str]) -> None:
+    """A statement that binds what the kept code reads always stays; one that only reads it stays when the passes
+    follow a variable's uses (USES), or the variable is bound at a site (BOUND_USES: ``STATE = torch.load(...)``)."""
+    sliced = make_slice(_TIES, ast.parse(_TIES), engine.slice_regex([get_pass("torch-load-weights-only")]), ties=ties)
+    assert sliced is not None
+    assert all(text in sliced.text for text in kept)
+    assert not any(text in sliced.text for text in left_out)
+    assert sliced.splice(sliced.text) == _TIES
+
+
+def test_a_pass_that_follows_a_loaded_value_gets_its_readers_in_the_slice() -> None:
+    """torch-load-weights-only edits only a load whose value feeds load_state_dict: the reader must be in the slice
+    (with BINDINGS alone, its stub would be a use of STATE that feeds nothing, and the edit a finding)."""
+    sliced, whole, used = _both(_TIES, [get_pass("torch-load-weights-only")])
+    assert used == 1
+    _same(sliced, whole)
+    assert "weights_only=True" in sliced.code
+
+
+def test_a_file_wide_fact_read_by_qualified_name_is_not_hidden_by_a_slice() -> None:
+    """accelerator-graph keeps torch.cuda.CUDAGraph where the file also uses CUDA-only graph helpers, wherever they
+    are (a slice leaves out the function that calls torch.cuda.graph): the pass is not sliced."""
+    code = (
+        "import torch\n\ndef build():\n    g = torch.cuda.CUDAGraph()\n    return g\n"
+        + "".join(FILLER.format(k=k) for k in range(3))
+        + "\ndef run(g, model, x):\n    with torch.cuda.graph(g):\n        return model(x)\n"
+    )
+    sliced, whole, _ = _both(code, [get_pass("accelerator-graph")])
+    _same(sliced, whole)
+    assert sliced.code == code and any("CUDA-only" in f.message for f in sliced.findings)
+
+
+_FILLERS = "".join(FILLER.format(k=k) for k in range(3))
+_ELSEWHERE = [  # what decides at the site sits in another function, bound through `global`, or imported there
+    ("cuda-graph-generator-state", "import torch\n\ndef setup():\n    global graph\n    graph = torch.cuda.CUDAGraph()\n"
+     + _FILLERS + "\ndef capture(gen):\n    graph.register_generator_state(gen)\n"),
+    ("cholesky-qr-removed", "import torch\n\ndef setup(n):\n    global cov\n    cov = torch.randn(n, n)\n"
+     + _FILLERS + "\ndef factor():\n    return cov.cholesky()\n"),
+    ("local-rank-argument", "import argparse\n\ndef make_parser():\n    global parser\n    parser = argparse.ArgumentParser()\n"
+     + _FILLERS + "\ndef add_args():\n    parser.add_argument('--local_rank', type=int, default=0)\n"),
+    ("group-names-to-process-groups", "import torch.distributed as dist\nimport torch.distributed._functional_collectives as funcol\n\n"
+     "def setup():\n    global world\n    world = dist.new_group([0, 1])\n"
+     + _FILLERS + "\ndef step(t):\n    return funcol.all_reduce(t, 'sum', world.group_name)\n"),
+    ("checkpoint-reentrant", "import torch\nfrom torch.utils.checkpoint import checkpoint\n\ndef configure():\n    global KW\n"
+     "    KW = {'use_reentrant': False}\n" + _FILLERS + "\ndef forward(block, x):\n    return checkpoint(block, x, **KW)\n"),
+    ("cross-implicit-dim", '"""Helpers."""\n\ndef to_tensor(points):\n    import torch\n    return torch.as_tensor(points)\n'
+     + _FILLERS + "\ndef normals(a, b):\n    return a.cross(b)\n\ndef describe(a):\n    if hasattr(a, 'shape'):\n"
+     "        return a.shape\n"),
+]
+
+
+@pytest.mark.parametrize(("pass_id", "code"), _ELSEWHERE)
+def test_what_decides_in_another_function_is_in_the_slice(pass_id: str, code: str) -> None:
+    sliced, whole, _ = _both(code, [get_pass(pass_id)])
+    _same(sliced, whole)
 
 
 def _shadowing_filler(code: str, k: int) -> str:

@@ -193,6 +193,12 @@ class Pass:
     # Whether the engine may hand the pass a slice of the file (torchmigrate.python.slicing): False for a pass whose
     # decision at one statement depends on code elsewhere that spells none of its trigger words.
     sliceable: bool = True
+    # Which other *uses* of a module-level variable the pass's decision at a site looks at (libcst's
+    # ``Assignment.references``, ``star_keys``), so that a slice keeps the statements that read it
+    # (torchmigrate.python.slicing; the statements that bind what the kept code reads or binds are always kept):
+    # ``"none"``; ``"bound"``, of the variables the kept code binds (``state = torch.load(p)`` …
+    # ``m.load_state_dict(state)``) or passes as ``**kwargs``; ``"all"``, of every variable the kept code reads too.
+    follows_uses: str = "none"
     # The release from which the form the pass emits exists and behaves as the old one did (default: ``release``):
     # a run whose support floor is below it does not make the edit.
     since: str | None = None

@@ -35,7 +35,7 @@ from torchmigrate.python.precheck import all_nodes, ast_parse, relevant_passes
 from torchmigrate.python.reflow import reflow
 from torchmigrate.python.renames import RenameTransformer, advice_for_target
 from torchmigrate.python.sites import analyser_of
-from torchmigrate.python.slicing import Slice, make_slice
+from torchmigrate.python.slicing import BINDINGS, BOUND_USES, NO_TIES, USES, Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
 from torchmigrate.python.triggers import slice_regex, trie_pattern
@@ -115,7 +115,9 @@ def migrate_text(
     active = [p for p in passes if id(p) in in_play]
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
         renames_only = all(p.renames and p.transformer is None and not p.call_rewriters for p in active)
-        sliced = make_slice(text, tree, slice_regex(active), newline, follow_variables=not renames_only)
+        follows = {p.follows_uses for p in active}
+        ties = NO_TIES if renames_only else USES if "all" in follows else BOUND_USES if "bound" in follows else BINDINGS
+        sliced = make_slice(text, tree, slice_regex(active), newline, ties=ties)
         if sliced is not None:
             # settled passes stay settled in the slice's run; their findings (lines of the original) are added below
             skip: dict[int, list[Finding]] = {key: [] for key in settled}

@@ -330,14 +330,21 @@ def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str]) -> list[t
     return spans
 
 
+USES, BOUND_USES, BINDINGS, NO_TIES = "uses", "bound-uses", "bindings", "none"
+"""How module-level variables tie statement groups to kept ones (``make_slice(ties=...)``). ``BINDINGS``: the groups
+that bind a variable the kept groups bind or read (what qualified names, scope assignments and values read through a
+name need); ``BOUND_USES``: those, and the groups that read a variable the kept groups bind or pass as ``**kwargs``;
+``USES``: those, and the groups that read any variable the kept groups read (for passes that follow a variable's other
+uses: ``Pass.follows_uses``); ``NO_TIES`` (passes that only rename): none."""
+
+
 def make_slice(
-    text: str, tree: ast.Module, triggers: re.Pattern[str], newline: str = "\n", follow_variables: bool = True
+    text: str, tree: ast.Module, triggers: re.Pattern[str], newline: str = "\n", ties: str = USES
 ) -> Slice | None:
     """The slice of ``text`` (parsed as ``tree``) for passes whose trigger words ``triggers`` matches, or ``None``
     when slicing would not leave out enough (or the text has line breaks the ``ast`` counts differently).
 
-    ``follow_variables=False`` (passes that only rename, whose edits never depend on how a variable is used elsewhere):
-    module-level variables do not tie groups together."""
+    ``ties``: how module-level variables tie groups together (:data:`USES`, :data:`BINDINGS`, :data:`NO_TIES`)."""
     if has_lone_cr(text) or "migrate:" in text:
         return None  # lone CR line breaks; suppression comments (their logical lines must stay whole)
     groups = _groups(tree)
@@ -379,25 +386,37 @@ def make_slice(
         binds = "import" in words[index] and _imports_bind_module_names(groups[index][1], "global" in words[index])
         if binds or triggers.search(chunk) or not words[index].isdisjoint(relevant):
             keep[index] = True
-    # Module-level variables tie groups together: keep every group that uses a variable a kept one binds or uses.
+    # Module-level variables tie groups together (see USES … NO_TIES)
     variables = [_assigned(statements) for _, statements in groups]
     every_variable = set().union(*variables)
+    followed: set[str] = set()  # the variables whose reads elsewhere tie too
+    if ties == BOUND_USES:  # what the groups holding a site (kept so far) bind or pass as **kwargs
+        followed = {
+            name
+            for index, flag in enumerate(keep)
+            if flag
+            for name in variables[index] | (_star_names(groups[index][1]) & every_variable)
+        }
     shared: set[str] = set()  # the variables the kept groups bind or read, from the last round (no change in it)
-    changed = follow_variables
+    changed = ties != NO_TIES
     while changed:
         changed = False
         shared = set()
         for index, flag in enumerate(keep):
             if flag:
                 shared |= variables[index] | (reads[index] & every_variable)
+        if ties == USES:
+            followed = shared
         for index, flag in enumerate(keep):
-            if not flag and not (reads[index].isdisjoint(shared) and variables[index].isdisjoint(shared)):
-                keep[index] = changed = True
+            if flag or variables[index].isdisjoint(shared) and reads[index].isdisjoint(followed):
+                continue
+            keep[index] = changed = True
     inner: dict[int, list[list[ast.stmt]]] = {}  # kept class group → its runs of methods to stub
+    method_ties = followed  # a method binds no module-level variable (one with a `global` declaration stays)
     for index, flag in enumerate(keep):
         only = groups[index][1][0] if len(groups[index][1]) == 1 else None
         if flag and index > 0 and isinstance(only, ast.ClassDef):
-            runs = _method_runs(only, code, triggers, relevant, shared, memo)
+            runs = _method_runs(only, code, triggers, relevant, method_ties, memo)
             if runs:
                 inner[index] = runs
     omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
@@ -516,11 +535,31 @@ def _imports_bind_module_names(statements: list[ast.stmt], declares_global: bool
     return False
 
 
+def _declared_global(statements: list[ast.stmt]) -> set[str]:
+    """The names a ``global`` statement anywhere in the statements declares."""
+    return {
+        name for statement in statements for node in ast.walk(statement) if isinstance(node, ast.Global) for name in node.names
+    }
+
+
+def _star_names(statements: list[ast.stmt]) -> set[str]:
+    """The names the statements pass as ``**name`` to a call."""
+    return {
+        node.value.id
+        for statement in statements
+        for node in ast.walk(statement)
+        if isinstance(node, ast.keyword) and node.arg is None and isinstance(node.value, ast.Name)
+    }
+
+
 def _assigned(statements: list[ast.stmt]) -> set[str]:
-    """Module-level *variables* the statements bind (not functions or classes: those are kept as names in stubs)."""
+    """Module-level *variables* the statements bind (not functions or classes: those are kept as names in stubs), a
+    function's ``global`` ones included (``def setup(): global graph; graph = torch.cuda.CUDAGraph()``: a stub would
+    give the kept code a placeholder binding of ``graph``)."""
     names: set[str] = set()
     for statement in statements:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names |= _declared_global([statement])
             continue
         names |= _module_bindings([statement])
     return names

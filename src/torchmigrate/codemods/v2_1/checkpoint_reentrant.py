@@ -42,6 +42,7 @@ def _may_lack_use_reentrant(call: ast.Call) -> bool:
 PASS = Pass(
     call_filter=_may_lack_use_reentrant,
     id="checkpoint-reentrant",
+    follows_uses="bound",  # **kwargs dicts' changes (star_keys)
     release="2.1",
     since="2.0",
     kind=DEPRECATION,

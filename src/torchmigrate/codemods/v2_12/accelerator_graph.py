@@ -39,6 +39,7 @@ PASS = Pass(
         "; since 2.12: torch.accelerator.Graph (torch 2.12.0 wheel, torch/accelerator/__init__.py)"
     ),
     opt_in=True,
+    sliceable=False,  # whether the file uses CUDA-only graph helpers is a fact of the whole file, read by qualified name
     review_note=(
         "torch.accelerator.Graph has no raw_cuda_graph*/get_graph_data; torch.accelerator.current_stream() raises "
         "without an accelerator."

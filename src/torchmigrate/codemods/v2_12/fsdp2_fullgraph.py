@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 PASS = Pass(
     id="fsdp2-fullgraph",
+    follows_uses="all",  # what was sharded (a variable or an attribute chain) is followed to its compile()
     release="2.12",
     since="1.8",
     kind=BEHAVIOUR,

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
 
 PASS = Pass(
     id="group-names-to-process-groups",
+    follows_uses="all",  # a process group's uses
     release="2.12",
     since="2.12",
     kind=BEHAVIOUR,

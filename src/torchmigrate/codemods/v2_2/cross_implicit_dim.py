@@ -35,6 +35,7 @@ MESSAGE = (
 
 PASS = Pass(
     id="cross-implicit-dim",
+    sliceable=False,  # whether torch is imported (anywhere, function-local imports too) before the call decides
     since="1.8",
     release="2.2",
     kind=DEPRECATION,

@@ -53,6 +53,7 @@ PASS = Pass(
     triggers=("load", "safe_globals", "add_safe_globals"),
     call_filter=_may_lack_weights_only,
     id="torch-load-weights-only",
+    follows_uses="bound",  # a loaded value's uses (load_state_dict) and **kwargs dicts' changes
     release="2.6",
     since="1.13",
     kind=BEHAVIOUR,

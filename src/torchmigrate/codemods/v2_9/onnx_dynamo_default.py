@@ -46,6 +46,7 @@ TORCHSCRIPT_ONLY = (
 
 PASS = Pass(
     id="onnx-dynamo-default",
+    follows_uses="bound",  # **kwargs dicts' changes (star_keys)
     release="2.9",
     since="2.7",
     safety=REVIEW,
