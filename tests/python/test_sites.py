@@ -160,6 +160,8 @@ DETECTOR_CASES = [
     ("fake-unbacked-symint", "import torch\nn = shape_env.create_unbacked_symint()\nm = torch.library.get_ctx().create_unbacked_symint(max=8)\n"),
     ("cross-implicit-dim", "NEW_API = is_torch_version('>=', '2.0')\nif NEW_API:\n    from torch.nn.attention import sdpa_kernel\nw = a.cross(b)\n"),
     ("cross-implicit-dim", "def f() -> a.cross(b):\n    import torch\n    return torch.cross(u, v)\n"),
+    ("cross-implicit-dim", "import torch\nif opset_version < 9:\n    x = 1\nw = a.cross(b)\nz = torch.cross(u, v)\n"),
+    ("cross-implicit-dim", "if opset_version < 9:\n    import torch\nw = a.cross(b)\n"),
     ("stft-return-complex", "import torch\nNEW_API = is_torch_version('>=', '2.0')\nif NEW_API:\n    b = x.stft(256, return_complex=False)\n"),
     ("torchvision-v2-beta-names", "from torchvision.tv_tensors import BoundingBoxes as BB\nb = BB(x, format='XYXY', spatial_size=s)\nc = BB(x, **kw)\n"),
     ("torchvision-v2-beta-names", "from torchvision import tv_tensors\nb = tv_tensors.BoundingBoxes(x, format='XYXY', canvas_size=s)\n"),

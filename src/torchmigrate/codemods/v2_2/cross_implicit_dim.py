@@ -124,17 +124,22 @@ def detect(file: AstFile) -> Iterator[Site]:
     an import of torch was visited before it, guarded imports not)."""
     uses_torch = False
     findings: list[Site] = []
+    doubtful_import = cross_call = False
     for node in file.walk():
-        if isinstance(node, ast.Import):
-            uses_torch |= any(a.name.split(".")[0] == "torch" for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            uses_torch |= not node.level and (node.module or "").split(".")[0] == "torch"
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if isinstance(node, ast.Import):
+                uses_torch |= any(a.name.split(".")[0] == "torch" for a in node.names)
+            else:
+                uses_torch |= not node.level and (node.module or "").split(".")[0] == "torch"
+            doubtful_import |= file.in_uncertain(node.lineno)
         if not isinstance(node, ast.Call):
-            continue
-        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             continue
         func = node.func
         name = file.callee(node)
+        spelled = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        cross_call |= spelled == "cross" or name == "torch.cross"
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            continue
         if name == "torch.cross":
             dim = _bound(node, ("input", "other", "dim"), "dim")
             what = "torch.cross(a, b)"
@@ -147,8 +152,10 @@ def detect(file: AstFile) -> Iterator[Site]:
             continue
         if dim is None or (isinstance(dim, ast.Constant) and dim.value is None):
             findings.append(file.finding(node, MESSAGE.format(what=what)))
-    if file.uncertain and file.tree.body:
-        # a statement the transformer may skip as a guard (an import of torch in it changes what counts): it decides
+    if doubtful_import and cross_call and file.tree.body:
+        # an import in a statement the transformer may skip as a guard: whether torch is imported, and what the
+        # file's names mean, may differ there, so it decides (a finding inside such a statement is left to it by
+        # the analyser)
         yield file.edit(file.tree.body[0])
         return
     yield from findings
