@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from torchmigrate.core.fixes import APPLY_ALL, SAFE_ONLY, Gate
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.registry import all_passes, get_pass, select_passes
 from torchmigrate.core.results import FileResult
@@ -196,6 +197,65 @@ def test_files_mixing_several_examples_give_the_whole_file_result() -> None:
         _same(sliced, whole)
         sliced_files += used
     assert sliced_files > 15
+
+
+@pytest.fixture
+def always_chain(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every file with two passes or more in play runs them as a chain of their own slices (engine._chained)."""
+
+    def own(text: str, tree: ast.Module, active: list[Pass], union: object, newline: str) -> dict[int, object]:
+        return {id(p): make_slice(text, tree, engine.slice_regex([p]), newline, ties=engine._ties([p])) for p in active}
+
+    monkeypatch.setattr(engine, "_own_slices", own)
+    yield
+
+
+@pytest.mark.parametrize("gate", [SAFE_ONLY, APPLY_ALL])
+def test_passes_chained_on_their_own_slices_give_the_whole_file_result(always_chain: None, gate: Gate) -> None:
+    """Several passes' examples in one file (passes that chain, review edits held back as findings with their fix,
+    or made), run one pass after the other on its own slice of the text as the earlier ones left it."""
+    passes = select_passes(to=parse_version("2.13"), from_=OLDEST, select=[p.id for p in all_passes()])
+    befores = [e.before for p in PYTHON_PASSES for e in p.examples if "__future__" not in e.before]
+    rng = random.Random(7)
+    before = engine.SLICING.chained
+    for _ in range(40):
+        parts = []
+        for _ in range(rng.randint(2, 4)):
+            parts.append(rng.choice(befores))
+            parts.append(FILLER.format(k=rng.randint(1, 999)))
+        code = "\n".join(parts)
+        try:
+            ast.parse(code)
+        except SyntaxError:
+            continue
+        chained = migrate_text(code, passes, gate=gate)
+        engine.SLICING.enabled = False
+        try:
+            whole = migrate_text(code, passes, gate=gate)
+        finally:
+            engine.SLICING.enabled = True
+        _same(chained, whole)
+    assert engine.SLICING.chained - before > 10
+
+
+def test_a_chain_runs_where_one_slice_for_all_passes_would_keep_most_of_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two passes whose sites sit far apart, each with its own code around it: one slice for both keeps both halves,
+    each pass's own slice one of them (a small file: the least work worth a chain is lowered)."""
+    monkeypatch.setattr(engine, "CHAIN_MIN_WORK", 0)
+    first = "def load_all(m, paths):\n" + "".join(f"    m.load_state_dict(torch.load(paths[{k}]))\n" for k in range(120))
+    second = "def scale_all(xs):\n" + "".join(f"    b{k} = torch.cuda.amp.autocast()\n" for k in range(120))
+    code = "import torch\n\n" + first + FILLER.format(k=1) + "\n" + second + FILLER.format(k=2)
+    passes = [get_pass("amp-namespace"), get_pass("torch-load-weights-only")]
+    before = engine.SLICING.chained
+    chained = migrate_text(code, passes)
+    assert engine.SLICING.chained == before + 1
+    engine.SLICING.enabled = False
+    try:
+        whole = migrate_text(code, passes)
+    finally:
+        engine.SLICING.enabled = True
+    _same(chained, whole)
+    assert "torch.amp.autocast" in chained.code and "weights_only=True" in chained.code
 
 
 @pytest.mark.parametrize(

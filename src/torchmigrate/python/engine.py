@@ -114,10 +114,12 @@ def migrate_text(
     newline = dominant_newline(text)
     active = [p for p in passes if id(p) in in_play]
     if precheck and SLICING.enabled and all(p.sliceable for p in active):
-        renames_only = all(p.renames and p.transformer is None and not p.call_rewriters for p in active)
-        follows = {p.follows_uses for p in active}
-        ties = NO_TIES if renames_only else USES if "all" in follows else BOUND_USES if "bound" in follows else BINDINGS
-        sliced = make_slice(text, tree, slice_regex(active), newline, ties=ties)
+        sliced = make_slice(text, tree, slice_regex(active), newline, ties=_ties(active))
+        own = _own_slices(text, tree, active, sliced, newline) if len(active) > 1 and SLICING.chain else None
+        if own is not None:
+            chained = _chained(text, passes, in_play, settled, path, newline, gate, layout, own)
+            if chained is not None:
+                return chained
         if sliced is not None:
             # settled passes stay settled in the slice's run; their findings (lines of the original) are added below
             skip: dict[int, list[Finding]] = {key: [] for key in settled}
@@ -157,6 +159,126 @@ def _settle_from_ast(
             in_play.discard(id(pass_))
 
 
+def _ties(passes: Sequence[Pass]) -> str:
+    """How module-level variables tie a slice for ``passes`` (:data:`~torchmigrate.python.slicing.USES` …)."""
+    if all(p.renames and p.transformer is None and not p.call_rewriters for p in passes):
+        return NO_TIES
+    follows = {p.follows_uses for p in passes}
+    return USES if "all" in follows else BOUND_USES if "bound" in follows else BINDINGS
+
+
+def _lines_of(sliced: Slice | None, text: str) -> int:
+    return (sliced.text if sliced is not None else text).count("\n") + 1
+
+
+def _own_slices(
+    text: str, tree: ast.Module, active: Sequence[Pass], union: Slice | None, newline: str
+) -> dict[int, Slice | None] | None:
+    """Each pass's own slice of ``text``, when running the passes one after the other on their own slices
+    (:func:`_chained`) costs clearly less than running them all on one: a pass visits its whole module and resolves
+    its metadata again (about ``k * union`` lines of libcst work for ``k`` passes), while a chain pays for its
+    passes' slices plus, per step, a stdlib parse and a slicing of the whole text (:data:`CHAIN_STEP`); else
+    ``None``."""
+    lines = _lines_of(None, text)
+    together = len(active) * _lines_of(union, text)
+    apart = CHAIN_STEP * len(active) * lines
+    if together < CHAIN_MIN_WORK or apart >= together:
+        return None  # little libcst work, or more than the chain's own steps would cost: not worth slicing per pass
+    own = {id(p): make_slice(text, tree, slice_regex([p]), newline, ties=_ties([p])) for p in active}
+    apart += sum(_lines_of(own[id(p)], text) for p in active)
+    return own if apart < together else None
+
+
+CHAIN_STEP = 0.15
+"""What one chain step's stdlib work on the whole text costs (a parse, a slicing, a precheck after an edit), in lines of
+libcst work per line (measured on torch's sources: about 0.12)."""
+CHAIN_MIN_WORK = 3000
+"""Below this many lines of libcst work (passes times the lines of their slice) a chain is not tried."""
+
+
+def _chained(
+    text: str,
+    passes: Sequence[Pass],
+    in_play: set[int],
+    settled: dict[int, list[Finding]],
+    path: str,
+    newline: str,
+    gate: Gate,
+    layout: Layout | None,
+    own: dict[int, Slice | None] | None = None,
+) -> FileResult | None:
+    """The passes in play run one after the other, each on a slice of the text as the earlier ones left it, with
+    what ``_run_libcst`` does between passes done here: a settled pass that an earlier edit gave a site runs
+    (``_now_edits``), the passes in play are looked for again after an edit, lines go back to the original's, the
+    project's layout is applied once at the end. ``None`` (something a step could not map back, an error): the
+    caller runs the passes together instead. ``own``: the passes' slices of ``text``, where already made."""
+    current, tree = text, ast_parse(text)
+    own = own or {}
+    settled = dict(settled)
+    findings: list[Finding] = []
+    result = FileResult(path=path, old=text, new=text)
+    pending = set(in_play)
+    for index, pass_ in enumerate(passes):
+        if id(pass_) in settled:
+            if current == text or not _now_edits(pass_, current, {}):
+                continue
+            del settled[id(pass_)]  # an earlier pass's edit gave it a site (passes chain): it runs on the new text
+        elif id(pass_) not in pending:
+            continue
+        if not trigger_regex((pass_,)).search(current):
+            continue
+        if current == text and id(pass_) in own:
+            sliced = own[id(pass_)]
+        else:
+            sliced = make_slice(current, tree, slice_regex([pass_]), newline, ties=_ties([pass_]))
+        step: FileResult | None = None
+        if sliced is not None:
+            outside = "".join(sliced.holes.values())
+            run = _run_libcst(sliced.text, passes, {id(pass_)}, path, True, newline, gate, None, only=id(pass_), outside=outside)
+            step = _unslice(run, sliced, current)
+        if step is None:
+            step = _run_libcst(current, passes, {id(pass_)}, path, True, newline, gate, None, only=id(pass_))
+        if step.error is not None or step.new is None:
+            return None
+        to_original = _line_map(current, text) if current != text else _same_line
+        for finding in step.findings:
+            fix = _moved_fix(finding.fix, to_original)
+            if finding.fix is not None and fix is None:
+                return None
+            findings.append(replace(finding, line=to_original(finding.line), fix=fix))
+        result.edits.extend(replace(e, line=to_original(e.line)) for e in step.edits)
+        result.passes_applied.extend(step.passes_applied)
+        if step.new != current:
+            current = step.new
+            tree = ast_parse(current)
+            pending = set(map(id, relevant_passes(current, passes[index + 1 :])))
+    if current != text and layout is not None and layout.line_length:
+        try:
+            module = _with_newline(cst.parse_module(current), newline)
+        except (cst.ParserSyntaxError, RecursionError, ValueError):
+            return None
+        current = reflow(module, text, layout).code
+        if verify(current) is not None:
+            return None
+    SLICING.chained += 1
+    result.new = current
+    result.findings = _merged(findings, settled, passes, suppressions(text)) if settled else findings
+    return result
+
+
+def _moved_fix(fix: Fix | None, to_original: Callable[[int], int]) -> Fix | None:
+    """``fix`` with its lines moved by ``to_original``; ``None`` when a replacement's lines do not stay contiguous."""
+    if fix is None or to_original is _same_line:
+        return fix
+    moved = []
+    for rep in fix.replacements:
+        first = to_original(rep.line)
+        if any(to_original(rep.line + k) != first + k for k in range(rep.end_line - rep.line)):
+            return None
+        moved.append(replace(rep, line=first, end_line=first + rep.end_line - rep.line))
+    return replace(fix, replacements=tuple(moved))
+
+
 def _merged(
     findings: list[Finding],
     settled: dict[int, list[Finding]],
@@ -183,10 +305,13 @@ def _merged(
 
 
 class _Slicing:
-    """Whether :func:`migrate_text` may slice (tests turn it off to compare), and how often it did in this process."""
+    """Whether :func:`migrate_text` may slice (tests turn it off to compare) and chain passes' slices, and how often it
+    did in this process."""
 
     enabled = True
+    chain = True
     count = 0
+    chained = 0
 
 
 SLICING = _Slicing()
@@ -245,6 +370,7 @@ def _run_libcst(
     settled: dict[int, list[Finding]] | None = None,
     plans: dict[int, AstPlan] | None = None,
     outside: str = "",
+    only: int | None = None,
 ) -> FileResult:
     """Parse ``text`` with libcst once and run the passes in ``in_play`` over it, in release order. ``settled``: passes
     already decided from the ast (their findings, on ``text``); ``plans``: the ast plans of passes that edit ``text``;
@@ -264,6 +390,8 @@ def _run_libcst(
     wrappers = Wrappers()
     wrappers.seed(module, text)
     for index, pass_ in enumerate(passes):
+        if only is not None and id(pass_) != only:
+            continue  # one step of a chain (_chained): the other passes are its business
         if id(pass_) in settled and code != text and _now_edits(pass_, code, plans):
             del settled[id(pass_)]  # an earlier pass's edit gave it a site (passes chain): it runs on the new text
             in_play.add(id(pass_))
