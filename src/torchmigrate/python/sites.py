@@ -320,12 +320,21 @@ class AstFile:
 
     def _walk(self, root: ast.AST) -> Iterator[ast.AST]:
         stack: list[ast.AST] = [root]
+        reordered = _REORDERED
         while stack:
             node = stack.pop()
-            if self.is_version_guard(node):
+            kind = type(node)
+            if kind in _GUARD_KINDS and self.is_version_guard(node):
                 continue
             yield node
-            stack.extend(reversed(children_in_source_order(node)))
+            children = children_in_source_order(node) if kind in reordered else child_nodes(node)
+            children.reverse()
+            stack.extend(children)
+
+
+_GUARD_KINDS = frozenset({ast.If, ast.IfExp, ast.Try})
+_REORDERED = frozenset({ast.IfExp, ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+"""The node types whose children :func:`children_in_source_order` orders other than their fields do."""
 
 
 def _may_be_dict_display(value: ast.expr) -> bool:
@@ -408,9 +417,13 @@ def calls_to(names: frozenset[str], keep: Callable[[ast.Call], bool] | None = No
     """A detector of edit sites: the calls whose callee has one of ``names`` as its qualified name (and that ``keep``
     accepts)."""
 
+    lasts = frozenset(name.rpartition(".")[2] for name in names)
+
     def detect(file: AstFile) -> Iterator[Site]:
         for node in file.walk():
-            if isinstance(node, ast.Call) and file.callee(node) in names and (keep is None or keep(node)):
+            if not isinstance(node, ast.Call) or isinstance(node.func, ast.Attribute) and node.func.attr not in lasts:
+                continue  # an attribute chain's qualified name ends with its attribute
+            if file.callee(node) in names and (keep is None or keep(node)):
                 yield file.edit(node)
 
     return detect

@@ -347,6 +347,12 @@ RANKS_MESSAGE = (
 )
 
 
+def _last_names() -> frozenset[str]:
+    names = {name.rpartition(".")[2] for name in _FUNCOL_GROUP_INDEX}
+    names |= {name.rpartition(".")[2] for name in _OP_GROUP_INDEX}
+    return frozenset(names | {"default"})  # torch.ops._c10d_functional.all_reduce.default
+
+
 def group_slot(qualname: str | None) -> tuple[int, str] | None:
     """(positional index, keyword) of the group argument of a functional collective or op, else None."""
     if not qualname:
@@ -572,9 +578,12 @@ def detect(file: AstFile) -> Iterator[Site]:
     """A bound from the stdlib ast: the transformer acts only through the group argument of a functional collective
     or op (what ``_Collector`` gathers), so a file with no such call (or none whose arguments ``*``/``**`` may hide
     it) is settled without libcst."""
+    lasts = _GROUP_CALL_NAMES
     for node in file.walk():
+        if not isinstance(node, ast.Call) or isinstance(node.func, ast.Attribute) and node.func.attr not in lasts:
+            continue  # an attribute chain's qualified name ends with its attribute
         slot = group_slot(file.callee(node))
-        if slot is None or not isinstance(node, ast.Call):
+        if slot is None:
             continue
         index, keyword = slot
         hidden = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
@@ -582,4 +591,5 @@ def detect(file: AstFile) -> Iterator[Site]:
             yield file.edit(node)
 
 
+_GROUP_CALL_NAMES = _last_names()
 PASS.analyse = analyser(PASS.id, detect)
