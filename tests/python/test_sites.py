@@ -166,6 +166,14 @@ DETECTOR_CASES = [
     ("torchvision-v2-beta-names", "from torchvision.tv_tensors import BoundingBoxes as BB\nb = BB(x, format='XYXY', spatial_size=s)\nc = BB(x, **kw)\n"),
     ("torchvision-v2-beta-names", "from torchvision import tv_tensors\nb = tv_tensors.BoundingBoxes(x, format='XYXY', canvas_size=s)\n"),
     ("torchvision-v2-beta-names", "from unittest import mock\nwith mock.patch('torchvision.datapoints.Image'):\n    pass\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, pg, name, cfg):\n    a = funcol.all_reduce(t, 'sum', name)\n    b = funcol.all_reduce(t, 'sum', cfg.group)\n"
+     "    c = funcol.broadcast(t, 0, group=get())\n"),  # no argument the transformer acts on: settled
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, pg):\n    name = pg.group_name\n    return funcol.all_reduce(t, 'sum', name)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, tp_pg):\n    a = funcol.all_reduce(t, 'sum', group=tp_pg.group_name)\n    b = funcol.all_reduce(t, 'sum', '0')\n"
+     "    c = funcol.all_reduce(t, 'sum', [0, 1])\n    d = funcol.all_reduce(t, 'sum', f'{x}')\n    e = funcol.all_reduce(*args)\n"),
     ("ao-quantization", "from torch.ao.quantization import quantize_fx, QConfig\nfrom torch.quantization import *\n"),
     ("ao-quantization", "from torch.ao.quantization import quantize_pt2e\nfrom . quantization import x\nimport os, torch.quantization.observer\n"),
     ("ao-quantization", "import torch\nq = torch.ao.quantization.quantize_fx.prepare_fx(m)\np = torch.ao.quantization.pt2e.x\nr = f().ao.quantization\n"),

@@ -576,9 +576,11 @@ class GroupNameTransformer(PassTransformer):
 
 def detect(file: AstFile) -> Iterator[Site]:
     """A bound from the stdlib ast: the transformer acts only through the group argument of a functional collective
-    or op (what ``_Collector`` gathers), so a file with no such call (or none whose arguments ``*``/``**`` may hide
-    it) is settled without libcst."""
+    or op (what ``_Collector`` gathers), and only where it is ``x.group_name``, a name some assignment binds to one
+    (``name = pg.group_name``), a string or a ranks list; a file with no such argument (or none that ``*``/``**`` may
+    hide) is settled without libcst."""
     lasts = _GROUP_CALL_NAMES
+    named: set[str] | None = None  # names assigned from `<x>.group_name`, made when first needed
     for node in file.walk():
         if not isinstance(node, ast.Call) or isinstance(node.func, ast.Attribute) and node.func.attr not in lasts:
             continue  # an attribute chain's qualified name ends with its attribute
@@ -586,9 +588,29 @@ def detect(file: AstFile) -> Iterator[Site]:
         if slot is None:
             continue
         index, keyword = slot
-        hidden = any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords)
-        if hidden or len(node.args) > index or any(k.arg == keyword for k in node.keywords):
-            yield file.edit(node)
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            yield file.edit(node)  # the argument may be hidden: libcst decides
+            continue
+        value = node.args[index] if len(node.args) > index else next((k.value for k in node.keywords if k.arg == keyword), None)
+        if value is None:
+            continue
+        if isinstance(value, ast.Name):
+            if named is None:
+                named = {
+                    assign.targets[0].id
+                    for assign in file.nodes
+                    if isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)
+                    and _is_group_name_ast(assign.value)
+                }
+            if value.id not in named:
+                continue
+        elif not (_is_group_name_ast(value) or isinstance(value, (ast.Constant, ast.JoinedStr, ast.List, ast.ListComp))):
+            continue
+        yield file.edit(node)
+
+
+def _is_group_name_ast(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "group_name"
 
 
 _GROUP_CALL_NAMES = _last_names()
