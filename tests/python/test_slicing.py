@@ -176,23 +176,30 @@ def test_a_module_variable_ties_statements_together() -> None:
     _same(result, whole)
 
 
-def test_files_mixing_several_examples_give_the_whole_file_result() -> None:
-    # Interactions: several passes' examples in one file, with unrelated code between some of them.
-    passes = select_passes(to=parse_version("2.13"), from_=OLDEST, select=[p.id for p in all_passes()])
+def _mixed_files(seed: int, filler: float) -> Iterator[str]:
+    """40 tries at a file of two to four pass examples, each followed by unrelated code with probability ``filler``
+    (the ones that parse)."""
     befores = [e.before for p in PYTHON_PASSES for e in p.examples if "__future__" not in e.before]
-    rng = random.Random(42)
-    sliced_files = 0
+    rng = random.Random(seed)
     for _ in range(40):
         parts = []
         for _ in range(rng.randint(2, 4)):
             parts.append(rng.choice(befores))
-            if rng.random() < 0.7:
+            if rng.random() < filler:
                 parts.append(FILLER.format(k=rng.randint(1, 999)))
         code = "\n".join(parts)
         try:
             ast.parse(code)
         except SyntaxError:
             continue
+        yield code
+
+
+def test_files_mixing_several_examples_give_the_whole_file_result() -> None:
+    # Interactions: several passes' examples in one file, with unrelated code between some of them.
+    passes = select_passes(to=parse_version("2.13"), from_=OLDEST, select=[p.id for p in all_passes()])
+    sliced_files = 0
+    for code in _mixed_files(42, 0.7):
         sliced, whole, used = _both(code, passes)
         _same(sliced, whole)
         sliced_files += used
@@ -215,19 +222,8 @@ def test_passes_chained_on_their_own_slices_give_the_whole_file_result(always_ch
     """Several passes' examples in one file (passes that chain, review edits held back as findings with their fix,
     or made), run one pass after the other on its own slice of the text as the earlier ones left it."""
     passes = select_passes(to=parse_version("2.13"), from_=OLDEST, select=[p.id for p in all_passes()])
-    befores = [e.before for p in PYTHON_PASSES for e in p.examples if "__future__" not in e.before]
-    rng = random.Random(7)
     before = engine.SLICING.chained
-    for _ in range(40):
-        parts = []
-        for _ in range(rng.randint(2, 4)):
-            parts.append(rng.choice(befores))
-            parts.append(FILLER.format(k=rng.randint(1, 999)))
-        code = "\n".join(parts)
-        try:
-            ast.parse(code)
-        except SyntaxError:
-            continue
+    for code in _mixed_files(7, 1.0):
         chained = migrate_text(code, passes, gate=gate)
         engine.SLICING.enabled = False
         try:
