@@ -234,6 +234,28 @@ def test_passes_chained_on_their_own_slices_give_the_whole_file_result(always_ch
     assert engine.SLICING.chained - before > 10
 
 
+def test_a_chain_gives_up_where_a_step_changed_the_files_header(always_chain: None) -> None:
+    """linalg-deprecated deletes the first statement, so a blank line opens its output; parsed again, that line is
+    the module's header, and torchvision-functional-modules would place its new import below it (the whole-file run,
+    on the module the first pass left, places it first): the chain gives up, the passes run together."""
+    code = (
+        "from torch import ger\n\n" + "".join(f"O{k} = ger(u, v)\n" for k in range(40))
+        + "\nfrom torchvision.transforms.functional_tensor import adjust_gamma, resize\n\n"
+        + "".join(f"x{k} = adjust_gamma(img, 2.2)\n" for k in range(40)) + "\nimport torch\n"
+    )
+    passes = [get_pass("linalg-deprecated"), get_pass("torchvision-functional-modules")]
+    before = engine.SLICING.chained
+    chained = migrate_text(code, passes)
+    assert engine.SLICING.chained == before
+    engine.SLICING.enabled = False
+    try:
+        whole = migrate_text(code, passes)
+    finally:
+        engine.SLICING.enabled = True
+    _same(chained, whole)
+    assert chained.code.startswith("from torchvision.transforms.functional import adjust_gamma")
+
+
 def test_a_chain_runs_where_one_slice_for_all_passes_would_keep_most_of_the_file(monkeypatch: pytest.MonkeyPatch) -> None:
     """Two passes whose sites sit far apart, each with its own code around it: one slice for both keeps both halves,
     each pass's own slice one of them (a small file: the least work worth a chain is lowered)."""

@@ -249,6 +249,8 @@ def _chained(
         result.edits.extend(replace(e, line=to_original(e.line)) for e in step.edits)
         result.passes_applied.extend(step.passes_applied)
         if step.new != current:
+            if _trivia_ends(step.new) != _trivia_ends(current):
+                return None  # libcst would read the new text's header or footer apart from the module the pass left
             current = step.new
             tree = ast_parse(current)
             pending = set(map(id, relevant_passes(current, passes[index + 1 :])))
@@ -264,6 +266,22 @@ def _chained(
     result.new = current
     result.findings = _merged(findings, settled, passes, suppressions(text)) if settled else findings
     return result
+
+
+_CODE_LINE = re.compile(r"^[ \t\f]*[^\s#]", re.MULTILINE)
+
+
+def _trivia_ends(text: str) -> tuple[str, str]:
+    """The blank and comment lines before the first line of code and after the last: what libcst reads as a module's
+    header and footer. A chain step parses the text an earlier step left; where a pass changed these (it removed the
+    first statement, and the blank line after it now opens the file), the parse attaches them otherwise than the
+    module the pass left had them, and a later pass would place a new import differently."""
+    first = _CODE_LINE.search(text)
+    if first is None:
+        return text, ""
+    last = list(_CODE_LINE.finditer(text))[-1]
+    end = text.find("\n", last.end())
+    return text[: first.start()], text[end + 1 :] if end != -1 else ""
 
 
 def _moved_fix(fix: Fix | None, to_original: Callable[[int], int]) -> Fix | None:
