@@ -220,3 +220,41 @@ def test_a_pass_on_another_package_needs_that_package_named_in_the_file() -> Non
     assert relevant_passes("logging.info(\n", [removed]) == [removed]
     norm = get_pass("torch-norm")  # acts on `x.norm()` whatever imports the file has: never cut this way
     assert relevant_passes("def f(x):\n    return x.norm(dim=1)\n", [norm]) == [norm]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "from unittest import mock\n\n@mock.patch('torch.export.export_for_training')\ndef test(m):\n    pass\n",
+        "from unittest.mock import patch as p\n\nwith p(target='torch.export.export_for_training'):\n    pass\n",
+        "def test(monkeypatch):\n    monkeypatch.setattr('torch.export.export_for_training', fake)\n",
+        "from unittest import mock\n\nwith mock.patch(f'torch.export.export_for_training{suffix}'):\n    pass\n",
+    ],
+)
+def test_a_renamed_path_given_to_a_path_taking_call_is_kept(code: str) -> None:
+    plain = migrate_text(code, [_renames_pass()], precheck=False)
+    assert plain.code != code or plain.findings  # the transformer acts on it
+    assert relevant_passes(code, [_renames_pass()]) == [_renames_pass()]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\n\nRULES = {'torch.export.export_for_training': 'skip'}\n",
+        "import torch\n\nregister(['torch.export.export_for_training'])\nname('torch.export.export_for_training')\n",
+        "import torch\nfrom unittest import mock\n\nmock.patch.object(torch.export, 'export')(['torch.export.export_for_training'])\n",
+    ],
+)
+def test_a_renamed_path_in_any_other_string_leaves_the_rename_out(code: str) -> None:
+    """torch's ``_dynamo/trace_rules.py`` names thousands of dotted paths in tables: no rename pass reaches libcst."""
+    plain = migrate_text(code, [_renames_pass()], precheck=False)
+    assert plain.code == code and not plain.findings
+    assert relevant_passes(code, [_renames_pass()]) == []
+
+
+def test_the_path_taking_callees_are_the_rename_transformers() -> None:
+    from torchmigrate.python import renames
+    from torchmigrate.python.precheck import PATH_TAKER_LASTS
+
+    takers = {*renames._PATH_TAKERS, *renames._OBJECT_PATCHERS, "__import__", "monkeypatch.setattr", "monkeypatch.delattr"}
+    assert {name.rpartition(".")[2] for name in takers} <= PATH_TAKER_LASTS

@@ -29,7 +29,7 @@ import warnings
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from torchmigrate.core.text import has_lone_cr
 from torchmigrate.python.triggers import identifiers, text_regex, trie_pattern, trigger_lines, triggered
@@ -501,7 +501,40 @@ _ROOTS: dict[int, tuple[Pass, frozenset[str] | None]] = {}
 
 
 def _spelled_in_strings(scanned: Scan, targets: frozenset[str]) -> bool:
-    return _references_names((text for text in scanned.strings if "." in text and " " not in text), targets)
+    """Whether a string the ``RenameTransformer`` may rewrite spells a renamed path. It rewrites only the arguments
+    of the calls that take a dotted path (``mock.patch("…")``, ``importlib.import_module``, ``__import__``,
+    ``monkeypatch.setattr``, ``patch.object``), so only strings given directly to a call whose callee may be one of
+    those count: the path-like strings of a table (``torch/_dynamo/trace_rules.py`` names thousands) do not. A call
+    whose argument builds a string (an f-string, a concatenation) counts all of the file's strings, as before."""
+    return _references_names((text for text in _path_argument_strings(scanned) if "." in text and " " not in text), targets)
+
+
+# The last components of the callees ``RenameTransformer.leave_Call`` rewrites a string argument of (its
+# ``_PATH_TAKERS`` and ``_OBJECT_PATCHERS``, ``__import__``, ``monkeypatch.setattr``/``delattr``).
+PATH_TAKER_LASTS: Final = frozenset({"patch", "dict", "object", "import_module", "__import__", "setattr", "delattr"})
+
+
+def _path_argument_strings(scanned: Scan) -> Iterable[str]:
+    strings: list[str] = []
+    for call in scanned.calls:
+        func = call.func
+        if isinstance(func, ast.Attribute):
+            lasts = {func.attr}
+        elif isinstance(func, ast.Name):
+            lasts = {func.id, *(bound.rpartition(".")[2] for bound in scanned.bindings.get(func.id, ()))}
+        else:
+            continue  # no qualified name: not a path taker
+        if lasts.isdisjoint(PATH_TAKER_LASTS):
+            continue
+        for value in (*call.args, *(keyword.value for keyword in call.keywords)):
+            if isinstance(value, ast.Starred):
+                value = value.value
+            if isinstance(value, ast.Constant):
+                if isinstance(value.value, str):
+                    strings.append(value.value)
+            elif isinstance(value, (ast.JoinedStr, ast.BinOp)):
+                return scanned.strings  # the transformer looks at the words of the expression's code
+    return strings
 
 
 def _references(scanned: Scan, targets: frozenset[str]) -> bool:
