@@ -180,6 +180,27 @@ DETECTOR_CASES = [
     ("ao-quantization", "import torch as th\nfrom torch import ao\na = th.quantization.QConfig\nb = ao.quantization.QConfig\nc = th.ao.quantization_x\n"),
     ("ao-quantization", "import torch\nif hasattr(torch.ao, 'quantization'):\n    a = torch.ao.quantization.QConfig\nb = (torch.ao).quantization.x\n"),
     ("ao-quantization", "import torch\nQUANT = torch_version_at_least('2.8')\nif QUANT:\n    from torch.ao.quantization import QConfig\n"),
+    # torch.load assigned to a variable in a scope that calls load_state_dict: the ast settles a read of it that is no
+    # state-dict argument, after the assignment, in the scope's own code; anything else stays libcst's
+    ("torch-load-weights-only", "import torch\ndef f(opt, p):\n    ckpt = torch.load(p)\n    opt.load_state_dict(ckpt['opt'])\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(state_dict=sd, strict=False)\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n    print(len(sd))\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(sd, sd)\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(strict=sd)\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(*sd)\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n    sd()\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p, sd):\n    print(sd)\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    for i in range(2):\n        if i:\n            m.x = sd['k']\n"
+     "        sd = torch.load(p)\n        m.load_state_dict(sd)\n"),  # a read earlier in the text: libcst's order
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n"
+     "    g = lambda: sd['k']\n    v = [sd[k] for k in ks]\n    def h():\n        return sd.keys()\n"),
+    ("torch-load-weights-only", "import torch\nsd = torch.load(p)\nm.load_state_dict(sd)\nclass C:\n    x = sd['k']\n"),
+    ("torch-load-weights-only", "import torch\nsd = torch.load(p)\nm.load_state_dict(sd)\nx = sd['k']\n"),
+    ("torch-load-weights-only", "import torch\nclass C:\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n    x = sd['k']\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    global sd\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n    x = sd['k']\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd: dict = torch.load(p)\n    m.load_state_dict(sd)\n    return sd.get('x')\n"),
+    ("torch-load-weights-only", "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    sd = {}\n    m.load_state_dict(sd)\n"),
 ]
 
 
@@ -187,3 +208,16 @@ DETECTOR_CASES = [
 def test_detector_corner_cases_give_the_transformers_results(pass_id: str, code: str) -> None:
     fast, slow = both_ways(code, [get_pass(pass_id)])
     assert fast == slow
+
+
+def test_a_loaded_checkpoint_read_for_its_parts_is_settled_from_the_ast() -> None:
+    """``ckpt = torch.load(p)`` then ``opt.load_state_dict(ckpt["opt"])``: the variable is read other than as a state
+    dict, so the load does not feed ``load_state_dict`` and the finding comes from the ast (torch's
+    ``distributed_test.py`` and ``common_quantization.py`` went to libcst for it); a variable given whole stays an
+    edit site."""
+    pass_ = get_pass("torch-load-weights-only")
+    read = "import torch\ndef f(opt, p):\n    ckpt = torch.load(p)\n    opt.load_state_dict(ckpt['opt'])\n"
+    whole = "import torch\ndef f(m, p):\n    sd = torch.load(p)\n    m.load_state_dict(sd)\n"
+    plan = pass_.analyse(read, ast.parse(read))
+    assert not plan.has_edits and [(f.line, f.col) for f in plan.findings] == [(3, 12)]
+    assert pass_.analyse(whole, ast.parse(whole)).has_edits

@@ -441,7 +441,56 @@ def _may_feed_load_state_dict(file: AstFile, call: ast.Call) -> bool:
     if not isinstance(target, ast.Name):
         return False
     where = file.scope_text(target)
-    return where is None or "load_state_dict" in where
+    if where is None:
+        return True
+    return "load_state_dict" in where and not _read_otherwise(file, target, parent)
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _read_otherwise(file: AstFile, target: ast.Name, statement: ast.AST | None) -> bool:
+    """Whether ``target``'s scope reads the name, after ``statement`` (its only binding there or not), other than as
+    the state-dict argument of a ``load_state_dict`` call: libcst's scope analysis then gives the binding a
+    reference that ``_feeds_load_state_dict`` rejects. Only the scope's own code is read (nested functions, classes
+    and comprehensions are left out), and only reads that start after the assignment (libcst orders a scope's
+    accesses and assignments): ``checkpoint = torch.load(f)`` then ``opt.load_state_dict(checkpoint["opt"])``."""
+    scope: ast.AST | None = file.parent(target)
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = file.parent(scope)
+    if scope is None:
+        return False
+    end = (getattr(statement, "end_lineno", None) or 0, getattr(statement, "end_col_offset", None) or 0)
+    stack: list[ast.AST] = list(scope.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if (
+            isinstance(node, ast.Name)
+            and node.id == target.id
+            and isinstance(node.ctx, ast.Load)
+            and (node.lineno, node.col_offset) > end
+            and not _may_be_state_dict_argument(file, node)
+        ):
+            return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _may_be_state_dict_argument(file: AstFile, node: ast.Name) -> bool:
+    """False only where ``_is_load_state_dict_arg`` is certainly False for ``node``."""
+    parent = file.parent(node)
+    if isinstance(parent, ast.keyword):
+        call = file.parent(parent)
+        return parent.arg == "state_dict" and _is_load_state_dict_call(call)
+    if isinstance(parent, ast.Call):
+        return parent.func is not node and _is_load_state_dict_call(parent)
+    return isinstance(parent, ast.Starred)
+
+
+def _is_load_state_dict_call(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "load_state_dict"
 
 
 def _in_safe_globals(file: AstFile, node: ast.AST) -> bool:
