@@ -180,6 +180,12 @@ DETECTOR_CASES = [
     ("ao-quantization", "import torch as th\nfrom torch import ao\na = th.quantization.QConfig\nb = ao.quantization.QConfig\nc = th.ao.quantization_x\n"),
     ("ao-quantization", "import torch\nif hasattr(torch.ao, 'quantization'):\n    a = torch.ao.quantization.QConfig\nb = (torch.ao).quantization.x\n"),
     ("ao-quantization", "import torch\nQUANT = torch_version_at_least('2.8')\nif QUANT:\n    from torch.ao.quantization import QConfig\n"),
+    ("ao-quantization", "import torch\ndef f(mod):\n    if hasattr(mod, 'qconfig'):\n        q = torch.quantization.QConfig\n"),
+    ("ao-quantization", "import torch.distributed as dist\nimport torch\nif hasattr(dist, 'x'):\n    q = torch.quantization.QConfig\n"),
+    ("ao-quantization", "import torch as th\nif getattr(th.cuda, 'x', None):\n    q = th.quantization.QConfig\n"),
+    ("ao-quantization", "from torch import distributed\nif 'x' in dir(distributed.c10d):\n    q = distributed.quantization\n"
+     "import torch\nif 'x' in dir(obj):\n    q = torch.quantization.QConfig\n"),
+    ("ao-quantization", "import torch\ndef f():\n    ok = torch.__version__ > '2'\n    if ok:\n        q = torch.quantization.QConfig\n"),
     # torch.load assigned to a variable in a scope that calls load_state_dict: the ast settles a read of it that is no
     # state-dict argument, after the assignment, in the scope's own code; anything else stays libcst's
     ("torch-load-weights-only", "import torch\ndef f(opt, p):\n    ckpt = torch.load(p)\n    opt.load_state_dict(ckpt['opt'])\n"),
@@ -221,3 +227,24 @@ def test_a_loaded_checkpoint_read_for_its_parts_is_settled_from_the_ast() -> Non
     plan = pass_.analyse(read, ast.parse(read))
     assert not plan.has_edits and [(f.line, f.col) for f in plan.findings] == [(3, 12)]
     assert pass_.analyse(whole, ast.parse(whole)).has_edits
+
+
+@pytest.mark.parametrize(
+    ("code", "uncertain"),
+    [
+        ("def f(mod):\n    if hasattr(mod, 'qconfig'):\n        pass\n", False),  # a parameter: never torch
+        ("if getattr(self.cfg, 'x', None):\n    pass\n", False),
+        ("import torch.distributed as dist\nif hasattr(dist, 'x'):\n    pass\n", True),  # an import binds it
+        ("from torch import nn\nif hasattr(nn.functional.f(), 'x'):\n    pass\n", True),
+        ("def f():\n    FLAG = torch_check()\n    if FLAG:\n        pass\n", False),  # flags are module-level names
+        ("FLAG = torch_check()\nif FLAG:\n    pass\n", True),
+    ],
+)
+def test_only_a_statement_the_fuller_guard_rule_may_take_for_a_guard_is_uncertain(code: str, uncertain: bool) -> None:
+    """Where a detector's findings are not trusted (the file goes to libcst): presence tests of an object an import
+    binds, names a module-level assignment may make a version flag (torch's ``common_quantization.py`` went to libcst
+    for ``hasattr(mod, ...)`` on a parameter)."""
+    file = AstFile(code, ast.parse(code))
+    statement = next(n for n in ast.walk(file.tree) if isinstance(n, ast.If))
+    assert not file.is_version_guard(statement)
+    assert bool(file.uncertain_lines) is uncertain

@@ -35,7 +35,10 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 # What could be a version guard (the broad test of 0.1.0): where the exact rule says "no guard" but this matches,
 # the transformer's rule (which also reads import aliases and module-level flags) may still say "guard", so a
 # detector's findings there are not trusted as exact.
-_MAYBE_GUARD = re.compile(r"__version__|version|hasattr\s*\(|getattr\s*\(|\bin\s+dir\s*\(|TORCH_\w*", re.IGNORECASE)
+_MAYBE_GUARD = re.compile(r"__version__|version|TORCH_\w*", re.IGNORECASE)
+# ... and a presence test (`hasattr(x, …)`, `getattr(x, …, None)`, `"f" in dir(x)`) of an object whose name an import
+# binds: the transformers resolve it through the file's imports (`dist` for `import torch.distributed as dist`).
+_PRESENCE_TESTS = frozenset({"hasattr", "getattr", "dir"})
 _EXCEPTIONS = re.compile(r"ImportError|ModuleNotFoundError|AttributeError")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
@@ -187,23 +190,51 @@ class AstFile:
         if isinstance(node, ast.Try):
             looks = any(h.type is not None and _EXCEPTIONS.search(self.source(h.type)) for h in node.handlers)
         else:
+            flags = self._maybe_flags
             looks = bool(_MAYBE_GUARD.search(self.source(node.test))) or any(
-                isinstance(sub, ast.Name) and sub.id in self._maybe_flags for sub in ast.walk(node.test)
+                (isinstance(sub, ast.Name) and sub.id in flags) or self._tests_an_imported_object(sub)
+                for sub in ast.walk(node.test)
             )
         if looks:
             self.uncertain = True
             self.uncertain_lines.append((node.lineno, node.end_lineno or node.lineno))
         return False
 
+    def _tests_an_imported_object(self, node: ast.AST) -> bool:
+        """Whether ``node`` is ``hasattr(x, …)``, ``getattr(x, …)`` or ``dir(x)`` where ``x`` is rooted at a name an
+        import binds (in any scope): only through an import can the transformers' rule take ``x`` for torch."""
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id not in _PRESENCE_TESTS:
+            return False
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        return any(self._rooted_in_an_import(a.value if isinstance(a, ast.Starred) else a) for a in arguments)
+
+    def _rooted_in_an_import(self, node: ast.AST) -> bool:
+        while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return isinstance(node, ast.Name) and node.id in self._imported
+
+    @cached_property
+    def _imported(self) -> frozenset[str]:
+        """The names import statements bind anywhere in the file."""
+        bound: set[str] = set()
+        for node in self.nodes:
+            if isinstance(node, ast.Import):
+                bound.update(a.asname or a.name.partition(".")[0] for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                bound.update(a.asname or a.name for a in node.names)
+        return frozenset(bound)
+
     @cached_property
     def _maybe_flags(self) -> frozenset[str]:
         """Names that may be the module's version flags for the transformers' fuller guard rule
         (``guards.version_flags``: ``NEW_API = is_torch_version(">=", "2.0")``): every name an assignment binds to a
-        value that may test a version or reads such a name: a superset, so a test of one is uncertain."""
+        value that may test a version or reads such a name: a superset, so a test of one is uncertain. The rule's flags
+        are assigned at module level (in module-level blocks too), so the assignments inside functions and classes are
+        not read."""
         # each assignment read once: does its value spell a version-ish word, which names does it read and bind
         candidates: list[tuple[set[str], list[str]]] = []
         flags: set[str] = set()
-        for node in self.nodes:
+        for node in _module_level(self.tree):
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -335,6 +366,25 @@ class AstFile:
 _GUARD_KINDS = frozenset({ast.If, ast.IfExp, ast.Try})
 _REORDERED = frozenset({ast.IfExp, ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 """The node types whose children :func:`children_in_source_order` orders other than their fields do."""
+
+
+def _module_level(tree: ast.Module) -> Iterator[ast.stmt]:
+    """The statements that run at module level: the module's, and those of its compound statements' blocks (``if``,
+    ``try``, ``with``, loops, ``match``), not of functions and classes."""
+    stack: list[ast.stmt] = list(reversed(tree.body))
+    while stack:
+        statement = stack.pop()
+        yield statement
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        blocks: list[ast.stmt] = []
+        for field in ("body", "orelse", "finalbody"):
+            blocks.extend(getattr(statement, field, ()))
+        for handler in getattr(statement, "handlers", ()):
+            blocks.extend(handler.body)
+        for case in getattr(statement, "cases", ()):
+            blocks.extend(case.body)
+        stack.extend(reversed(blocks))
 
 
 def _may_be_dict_display(value: ast.expr) -> bool:
