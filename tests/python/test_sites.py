@@ -174,6 +174,17 @@ DETECTOR_CASES = [
     ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
      "def f(t, tp_pg):\n    a = funcol.all_reduce(t, 'sum', group=tp_pg.group_name)\n    b = funcol.all_reduce(t, 'sum', '0')\n"
      "    c = funcol.all_reduce(t, 'sum', [0, 1])\n    d = funcol.all_reduce(t, 'sum', f'{x}')\n    e = funcol.all_reduce(*args)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, group_name):\n    return funcol.all_reduce(t, 'sum', group_name)\n"
+     "def g(t, pg):\n    group_name = pg.group_name\n    return funcol.all_reduce(t, 'sum', group_name)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "name = pg.group_name\ndef f(t):\n    return funcol.all_reduce(t, 'sum', name)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, pg):\n    name = pg.group_name\n    def g():\n        return funcol.all_reduce(t, 'sum', name)\n    return g\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t):\n    return funcol.all_reduce(t, 'sum', name)\ndef g(pg):\n    global name\n    name = pg.group_name\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "class C:\n    name = pg.group_name\n    def f(self, t):\n        return funcol.all_reduce(t, 'sum', name)\n"),
     ("ao-quantization", "from torch.ao.quantization import quantize_fx, QConfig\nfrom torch.quantization import *\n"),
     ("ao-quantization", "from torch.ao.quantization import quantize_pt2e\nfrom . quantization import x\nimport os, torch.quantization.observer\n"),
     ("ao-quantization", "import torch\nq = torch.ao.quantization.quantize_fx.prepare_fx(m)\np = torch.ao.quantization.pt2e.x\nr = f().ao.quantization\n"),
@@ -248,3 +259,15 @@ def test_only_a_statement_the_fuller_guard_rule_may_take_for_a_guard_is_uncertai
     statement = next(n for n in ast.walk(file.tree) if isinstance(n, ast.If))
     assert not file.is_version_guard(statement)
     assert bool(file.uncertain_lines) is uncertain
+
+
+def test_a_group_name_parameter_is_no_site_because_another_function_assigns_the_name() -> None:
+    """torch's ``_symmetric_memory/__init__.py`` takes ``group_name`` as a parameter in many functions and assigns
+    ``group_name = group.group_name`` in one: only a use that can see that assignment is an edit site."""
+    pass_ = get_pass("group-names-to-process-groups")
+    head = "import torch.distributed._functional_collectives as funcol\n"
+    param = "def f(t, group_name):\n    return funcol.all_reduce(t, 'sum', group_name)\n"
+    assigned = "def g(t, pg):\n    group_name = pg.group_name\n    return funcol.all_reduce(t, 'sum', group_name)\n"
+    other = "def h(pg):\n    group_name = pg.group_name\n    return group_name\n"
+    assert not pass_.analyse(head + param + other, ast.parse(head + param + other)).has_edits
+    assert pass_.analyse(head + assigned, ast.parse(head + assigned)).has_edits

@@ -318,6 +318,12 @@ class AstFile:
                     incomplete = True
         return incomplete
 
+    @property
+    def redirected_names(self) -> set[str]:
+        """The names a ``global`` or ``nonlocal`` statement of the file declares (a binding of one may land in another
+        scope than the one it is written in)."""
+        return self._redirected
+
     @cached_property
     def _redirected(self) -> set[str]:
         """The names a ``global`` or ``nonlocal`` statement of the file declares."""

@@ -580,7 +580,7 @@ def detect(file: AstFile) -> Iterator[Site]:
     (``name = pg.group_name``), a string or a ranks list; a file with no such argument (or none that ``*``/``**`` may
     hide) is settled without libcst."""
     lasts = _GROUP_CALL_NAMES
-    named: set[str] | None = None  # names assigned from `<x>.group_name`, made when first needed
+    named: dict[str, set[int]] | None = None  # names assigned from `<x>.group_name`, made when first needed
     for node in file.walk():
         if not isinstance(node, ast.Call) or isinstance(node.func, ast.Attribute) and node.func.attr not in lasts:
             continue  # an attribute chain's qualified name ends with its attribute
@@ -596,17 +596,42 @@ def detect(file: AstFile) -> Iterator[Site]:
             continue
         if isinstance(value, ast.Name):
             if named is None:
-                named = {
-                    assign.targets[0].id
-                    for assign in file.nodes
-                    if isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)
-                    and _is_group_name_ast(assign.value)
-                }
-            if value.id not in named:
+                named = _group_name_variables(file)
+            scopes = named.get(value.id)
+            if scopes is None:
                 continue
+            if value.id not in file.redirected_names and scopes.isdisjoint(map(id, _enclosing_scopes(file, value))):
+                continue  # assigned `x.group_name` only in scopes this use cannot see (a parameter of the same name)
         elif not (_is_group_name_ast(value) or isinstance(value, (ast.Constant, ast.JoinedStr, ast.List, ast.ListComp))):
             continue
         yield file.edit(node)
+
+
+_SCOPE_NODES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _group_name_variables(file: AstFile) -> dict[str, set[int]]:
+    """The names a single-target assignment binds to ``<x>.group_name``, with (the ``id`` of) the scope each such
+    assignment is written in: the function, class or module around it."""
+    found: dict[str, set[int]] = {}
+    for assign in file.nodes:
+        if (
+            isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)
+            and _is_group_name_ast(assign.value)
+        ):
+            scope = next(s for s in _enclosing_scopes(file, assign) if isinstance(s, _SCOPE_NODES))
+            found.setdefault(assign.targets[0].id, set()).add(id(scope))
+    return found
+
+
+def _enclosing_scopes(file: AstFile, node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes around ``node``, innermost first, up to the module. A superset of the scopes libcst's analysis can
+    find ``node``'s name in (the transformer's ``scope[name]``): a use sees its own scope's assignments and its
+    enclosing scopes'; names a ``global`` or ``nonlocal`` redirects are the caller's business."""
+    current = file.parent(node)
+    while current is not None:
+        yield current
+        current = file.parent(current)
 
 
 def _is_group_name_ast(node: ast.expr) -> bool:
