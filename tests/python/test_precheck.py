@@ -258,3 +258,19 @@ def test_the_path_taking_callees_are_the_rename_transformers() -> None:
 
     takers = {*renames._PATH_TAKERS, *renames._OBJECT_PATCHERS, "__import__", "monkeypatch.setattr", "monkeypatch.delattr"}
     assert {name.rpartition(".")[2] for name in takers} <= PATH_TAKER_LASTS
+
+
+def test_the_fast_walk_is_ast_walk() -> None:
+    import ast
+
+    from torchmigrate.python.precheck import walk
+
+    texts = [e.before for p in all_passes() if p.files == "python" for e in p.examples if e.before]
+    texts.append("match x:\n    case {'a': [1, *rest]} if rest:\n        f(*a, k=1, **kw)\n    case _:\n        pass\n")
+    for text in texts:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue  # an example of a file that does not parse
+        for root in (tree, *tree.body):
+            assert walk(root) == list(ast.walk(root))

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 
 from torchmigrate.python.helpers import code_of, dotted_name
+from torchmigrate.python.precheck import walk
 
 __all__ = ["QualnameOf", "guarded_imports", "is_version_guard", "reads_torch_version", "version_flags"]
 
@@ -229,7 +230,7 @@ _VERSION_ISH = re.compile(r"version|torch|hasattr|getattr|^dir$", re.IGNORECASE)
 
 
 def _may_test_a_version(test: ast.expr) -> bool:
-    for sub in ast.walk(test):
+    for sub in walk(test):
         word = sub.id if isinstance(sub, ast.Name) else sub.attr if isinstance(sub, ast.Attribute) else None
         if word is not None and _VERSION_ISH.search(word):
             return True
@@ -283,7 +284,7 @@ def _ast_reads_torch_version(test: ast.expr) -> bool:
     on the ast, the libcst rule is asked only where a name or attribute passes ``_may_test_a_version``: a keyword
     name or a parameter alone (``f(torch_version=1)``) does not count."""
     named = False  # a keyword name or a parameter names torch's version
-    for sub in ast.walk(test):
+    for sub in walk(test):
         kind = type(sub)
         if kind is ast.Name:
             if _names_torch_version(sub.id):  # type: ignore[attr-defined]

@@ -101,9 +101,9 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
             yield node
             continue
         if kind is ast.match_case:
-            yield from ast.walk(node.pattern)  # type: ignore[attr-defined]
+            yield from walk(node.pattern)  # type: ignore[attr-defined]
             if node.guard is not None:  # type: ignore[attr-defined]
-                yield from ast.walk(node.guard)  # type: ignore[attr-defined]
+                yield from walk(node.guard)  # type: ignore[attr-defined]
             stack.extend(reversed(node.body))  # type: ignore[attr-defined]
             continue
         start = statement_start(node)
@@ -114,7 +114,7 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
                 yield from _nested_imports(node)
             continue  # no trigger word anywhere in it: nothing else inside can matter
         if kind not in _COMPOUND:
-            yield from ast.walk(node)
+            yield from walk(node)
             continue
         yield node
         for name, value in ast.iter_fields(node):
@@ -123,7 +123,7 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
             else:
                 for child in value if isinstance(value, list) else (value,):
                     if isinstance(child, ast.AST):
-                        yield from ast.walk(child)
+                        yield from walk(child)
 
 
 class Scan:
@@ -307,6 +307,14 @@ def all_nodes(tree: ast.AST) -> list[ast.AST]:
     many times, and one walk in a loop costs a third of ``ast.walk``'s generators."""
     if _ALL_NODES and _ALL_NODES[0][0] is tree:
         return _ALL_NODES[0][1]
+    nodes = walk(tree)
+    _ALL_NODES[:] = [(tree, nodes)]
+    return nodes
+
+
+def walk(tree: ast.AST) -> list[ast.AST]:
+    """``list(ast.walk(tree))`` (the same nodes in the same order), in one loop instead of ``ast.walk``'s generators
+    per node: about a third of the time."""
     nodes: list[ast.AST] = [tree]
     append = nodes.append
     fields_of = _FIELDS
@@ -326,7 +334,6 @@ def all_nodes(tree: ast.AST) -> list[ast.AST]:
                         append(item)
             elif isinstance(value, ast.AST):
                 append(value)
-    _ALL_NODES[:] = [(tree, nodes)]
     return nodes
 
 

@@ -25,6 +25,7 @@ from torchmigrate.core.results import Finding
 from torchmigrate.python.guards import _VERSION_ISH, is_version_guard_ast
 from torchmigrate.python.names import AstNames
 from torchmigrate.python.precheck import all_nodes, child_nodes, statement_start
+from torchmigrate.python.precheck import walk as walk_nodes
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
@@ -193,7 +194,7 @@ class AstFile:
             flags = self._maybe_flags
             looks = bool(_MAYBE_GUARD.search(self.source(node.test))) or any(
                 (isinstance(sub, ast.Name) and sub.id in flags) or self._tests_an_imported_object(sub)
-                for sub in ast.walk(node.test)
+                for sub in walk_nodes(node.test)
             )
         if looks:
             self.uncertain = True
@@ -238,12 +239,12 @@ class AstFile:
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            bound = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
+            bound = [t.id for target in targets for t in walk_nodes(target) if isinstance(t, ast.Name)]
             if not bound:
                 continue
             reads: set[str] = set()
             versionish = False
-            for sub in ast.walk(node.value):
+            for sub in walk_nodes(node.value):
                 if isinstance(sub, ast.Name):
                     reads.add(sub.id)
                     versionish = versionish or bool(_VERSION_ISH.search(sub.id))

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from torchmigrate.core.text import has_lone_cr, split_lines
 from torchmigrate.python.precheck import all_nodes, ast_chain, child_nodes, statement_start
+from torchmigrate.python.precheck import walk as walk_nodes
 
 __all__ = ["Slice", "make_slice", "MIN_SAVING"]
 
@@ -100,7 +101,7 @@ def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
             stack.extend(node.decorator_list)
-            for inner in ast.walk(node):
+            for inner in walk_nodes(node):
                 if isinstance(inner, ast.Global):
                     names.update(inner.names)
             continue
@@ -134,7 +135,7 @@ def _function_reads(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str
     outside.append(function.returns)
     outside.extend(a.annotation for a in every if a is not None)
     outside.extend(_type_parameter_parts(function))
-    reads = {n.id for part in outside if part is not None for n in ast.walk(part) if type(n) is ast.Name}
+    reads = {n.id for part in outside if part is not None for n in walk_nodes(part) if type(n) is ast.Name}
     first = (0, 0)
     bound: dict[str, tuple[int, int]] = {a.arg: first for a in every if a is not None}  # name → end of its first binding
     used: dict[str, tuple[int, int]] = {}  # name → its first read or `del`
@@ -205,10 +206,10 @@ def _read_names(statement: ast.stmt, memo: dict[int, set[str] | None] | None = N
         found = set()
         header = (*statement.decorator_list, *statement.bases, *(k.value for k in statement.keywords))
         for part in (*header, *_type_parameter_parts(statement)):
-            found.update(n.id for n in ast.walk(part) if type(n) is ast.Name)
+            found.update(n.id for n in walk_nodes(part) if type(n) is ast.Name)
         for inner in statement.body:
             read = _read_names(inner, memo)
-            found |= {n.id for n in ast.walk(inner) if type(n) is ast.Name} if read is None else read
+            found |= {n.id for n in walk_nodes(inner) if type(n) is ast.Name} if read is None else read
     if memo is not None:
         memo[key] = found
     return found
@@ -237,7 +238,7 @@ def _uses(
         read = _read_names(statement, memo)
         if read is not None:  # a definition: the names it can read, not its own local variables
             names |= read
-        for node in ast.walk(statement):
+        for node in walk_nodes(statement):
             kind = type(node)
             if read is not None and kind in _NAMED_NODES:
                 if kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef) and node is statement:
@@ -527,7 +528,7 @@ def _imports_bind_module_names(statements: list[ast.stmt], declares_global: bool
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if declares_global and any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(node)):
+            if declares_global and any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in walk_nodes(node)):
                 return True
             continue
         for field in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -538,7 +539,7 @@ def _imports_bind_module_names(statements: list[ast.stmt], declares_global: bool
 def _declared_global(statements: list[ast.stmt]) -> set[str]:
     """The names a ``global`` statement anywhere in the statements declares."""
     return {
-        name for statement in statements for node in ast.walk(statement) if isinstance(node, ast.Global) for name in node.names
+        name for statement in statements for node in walk_nodes(statement) if isinstance(node, ast.Global) for name in node.names
     }
 
 
@@ -547,7 +548,7 @@ def _star_names(statements: list[ast.stmt]) -> set[str]:
     return {
         node.value.id
         for statement in statements
-        for node in ast.walk(statement)
+        for node in walk_nodes(statement)
         if isinstance(node, ast.keyword) and node.arg is None and isinstance(node.value, ast.Name)
     }
 
