@@ -271,3 +271,24 @@ def test_a_group_name_parameter_is_no_site_because_another_function_assigns_the_
     other = "def h(pg):\n    group_name = pg.group_name\n    return group_name\n"
     assert not pass_.analyse(head + param + other, ast.parse(head + param + other)).has_edits
     assert pass_.analyse(head + assigned, ast.parse(head + assigned)).has_edits
+
+
+def test_the_qualname_shortcut_answers_as_the_scope_analysis() -> None:
+    """``AstFile.qualname`` skips ``AstNames`` for an expression rooted at a name no import binds: on every name,
+    attribute, call and subscript of the pass examples, the answer is ``AstNames``'."""
+    from torchmigrate.python.names import AstNames
+
+    texts = [e.before for p in all_passes() if p.files == "python" for e in p.examples if e.before]
+    texts.append("import torch as th\nfrom a import *\ndef f(torch):\n    return torch.load(p), th.load(p), load(p)[0]\n")
+    asked = 0
+    for text in texts:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        file, names = AstFile(text, tree), AstNames(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+                asked += 1
+                assert file.qualname(node) == names.qualname(node), ast.unparse(node)
+    assert asked > 1000

@@ -97,7 +97,21 @@ class AstFile:
         return parents
 
     def qualname(self, node: ast.expr) -> str | None:
-        """The single import-based qualified name of ``node``, as ``PassTransformer.qualname`` gives it."""
+        """The single import-based qualified name of ``node``, as ``PassTransformer.qualname`` gives it.
+
+        An expression rooted at a name no import of the file binds (``self.norm``, ``x.load``) has none: answered
+        without the file's scope analysis (``AstNames``), which most files' detectors then never build."""
+        root: ast.AST = node
+        while True:
+            kind = type(root)
+            if kind is ast.Attribute or kind is ast.Subscript:
+                root = root.value  # type: ignore[attr-defined]
+            elif kind is ast.Call:
+                root = root.func  # type: ignore[attr-defined]
+            else:
+                break
+        if kind is not ast.Name or root.id not in self._imported:  # type: ignore[attr-defined]
+            return None
         return self.names.qualname(node)
 
     def source(self, node: ast.AST) -> str:
