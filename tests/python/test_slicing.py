@@ -70,6 +70,23 @@ def _same(a: FileResult, b: FileResult) -> None:
     assert (a.code, a.edits, a.findings, a.error, a.passes_applied) == (b.code, b.edits, b.findings, b.error, b.passes_applied)
 
 
+def _unsliced(code: str, passes: list[Pass], gate: Gate = SAFE_ONLY) -> FileResult:
+    """The whole-file run, the answer a slice or a chain must give."""
+    engine.SLICING.enabled = False
+    try:
+        return migrate_text(code, passes, gate=gate)
+    finally:
+        engine.SLICING.enabled = True
+
+
+def _chains(code: str, passes: list[Pass]) -> tuple[FileResult, int]:
+    """The run with slicing on, and how many chains it made; its result is the whole-file run's."""
+    before = engine.SLICING.chained
+    chained = migrate_text(code, passes)
+    _same(chained, _unsliced(code, passes))
+    return chained, engine.SLICING.chained - before
+
+
 def _both(code: str, passes: list[Pass]) -> tuple[FileResult, FileResult, int]:
     before = engine.SLICING.count
     sliced = migrate_text(code, passes)
@@ -224,13 +241,7 @@ def test_passes_chained_on_their_own_slices_give_the_whole_file_result(always_ch
     passes = select_passes(to=parse_version("2.13"), from_=OLDEST, select=[p.id for p in all_passes()])
     before = engine.SLICING.chained
     for code in _mixed_files(7, 1.0):
-        chained = migrate_text(code, passes, gate=gate)
-        engine.SLICING.enabled = False
-        try:
-            whole = migrate_text(code, passes, gate=gate)
-        finally:
-            engine.SLICING.enabled = True
-        _same(chained, whole)
+        _same(migrate_text(code, passes, gate=gate), _unsliced(code, passes, gate))
     assert engine.SLICING.chained - before > 10
 
 
@@ -244,15 +255,8 @@ def test_a_chain_gives_up_where_a_step_changed_the_files_header(always_chain: No
         + "".join(f"x{k} = adjust_gamma(img, 2.2)\n" for k in range(40)) + "\nimport torch\n"
     )
     passes = [get_pass("linalg-deprecated"), get_pass("torchvision-functional-modules")]
-    before = engine.SLICING.chained
-    chained = migrate_text(code, passes)
-    assert engine.SLICING.chained == before
-    engine.SLICING.enabled = False
-    try:
-        whole = migrate_text(code, passes)
-    finally:
-        engine.SLICING.enabled = True
-    _same(chained, whole)
+    chained, chains = _chains(code, passes)
+    assert chains == 0
     assert chained.code.startswith("from torchvision.transforms.functional import adjust_gamma")
 
 
@@ -264,15 +268,8 @@ def test_a_chain_runs_where_one_slice_for_all_passes_would_keep_most_of_the_file
     second = "def scale_all(xs):\n" + "".join(f"    b{k} = torch.cuda.amp.autocast()\n" for k in range(120))
     code = "import torch\n\n" + first + FILLER.format(k=1) + "\n" + second + FILLER.format(k=2)
     passes = [get_pass("amp-namespace"), get_pass("torch-load-weights-only")]
-    before = engine.SLICING.chained
-    chained = migrate_text(code, passes)
-    assert engine.SLICING.chained == before + 1
-    engine.SLICING.enabled = False
-    try:
-        whole = migrate_text(code, passes)
-    finally:
-        engine.SLICING.enabled = True
-    _same(chained, whole)
+    chained, chains = _chains(code, passes)
+    assert chains == 1
     assert "torch.amp.autocast" in chained.code and "weights_only=True" in chained.code
 
 

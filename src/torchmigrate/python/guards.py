@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 
 from torchmigrate.python.helpers import code_of, dotted_name
-from torchmigrate.python.precheck import walk
+from torchmigrate.python.precheck import ast_chain, walk
 
 __all__ = ["QualnameOf", "guarded_imports", "is_version_guard", "reads_torch_version", "version_flags"]
 
@@ -251,18 +251,9 @@ def is_version_guard_ast(node: ast.AST) -> bool:
     return False
 
 
-def _ast_dotted(node: ast.AST) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _ast_dotted(node.value)
-        return None if base is None else f"{base}.{node.attr}"
-    return None
-
-
-def _ast_is_torch(node: ast.AST) -> bool:
+def _ast_is_torch(node: ast.expr) -> bool:
     """``_is_torch(_resolve(node, None))``: a Name/Attribute chain spelled from ``torch``."""
-    spelled = _ast_dotted(node)
+    spelled = ast_chain(node)
     return spelled is not None and spelled.split(".")[0] == "torch"
 
 
@@ -290,7 +281,7 @@ def _ast_reads_torch_version(test: ast.expr) -> bool:
             if _names_torch_version(sub.id):  # type: ignore[attr-defined]
                 return True
         elif kind is ast.Attribute:
-            spelled = _ast_dotted(sub)
+            spelled = ast_chain(sub)  # type: ignore[arg-type]
             if spelled is not None and (spelled in _VERSION_PATHS or spelled.startswith("torch.version.")):
                 return True
             if _names_torch_version(sub.attr):  # type: ignore[attr-defined]
