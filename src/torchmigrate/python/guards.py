@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 import libcst as cst
 
 from torchmigrate.python.helpers import code_of, dotted_name
-from torchmigrate.python.precheck import ast_chain, walk
+from torchmigrate.python.precheck import ast_chain, call_arguments, walk
 
 __all__ = ["QualnameOf", "guarded_imports", "is_version_guard", "reads_torch_version", "version_flags"]
 
@@ -257,15 +257,6 @@ def _ast_is_torch(node: ast.expr) -> bool:
     return spelled is not None and spelled.split(".")[0] == "torch"
 
 
-def _ast_arguments(call: ast.Call) -> list[ast.expr]:
-    """The values of ``call``'s arguments in source order, as libcst's ``Call.args`` holds them (``*a`` and ``**k``
-    by their values)."""
-    values = [(a.value if isinstance(a, ast.Starred) else a) for a in call.args] + [k.value for k in call.keywords]
-    if call.keywords and call.args:
-        values.sort(key=lambda v: (getattr(v, "lineno", 0), getattr(v, "col_offset", 0)))
-    return values
-
-
 _VERSION_PATHS = ("torch.__version__", "torch.version")
 
 
@@ -294,7 +285,7 @@ def _ast_reads_torch_version(test: ast.expr) -> bool:
             func = sub.func  # type: ignore[attr-defined]
             if not isinstance(func, ast.Name) or func.id not in ("hasattr", "getattr", "dir"):
                 continue
-            values = _ast_arguments(sub)  # type: ignore[arg-type]
+            values = call_arguments(sub)  # type: ignore[arg-type]
             if func.id == "dir":
                 if len(values) == 1 and _ast_is_torch(values[0]):
                     return True

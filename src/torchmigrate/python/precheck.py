@@ -521,6 +521,29 @@ def _spelled_in_strings(scanned: Scan, targets: frozenset[str]) -> bool:
 PATH_TAKER_LASTS: Final = frozenset({"patch", "dict", "object", "import_module", "__import__", "setattr", "delattr"})
 
 
+def call_arguments(call: ast.Call) -> list[ast.expr]:
+    """The values of ``call``'s arguments in source order, as libcst's ``Call.args`` holds them (``*a`` and ``**k``
+    by their values)."""
+    values = [(a.value if isinstance(a, ast.Starred) else a) for a in call.args] + [k.value for k in call.keywords]
+    if call.keywords and call.args:
+        values.sort(key=lambda v: (getattr(v, "lineno", 0), getattr(v, "col_offset", 0)))
+    return values
+
+
+def module_level(statements: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """The statements that run at module level, in no particular order: ``statements`` and those of their blocks
+    (``if``, ``try`` with its handlers, ``with``, loops, ``match`` with its cases), the ``except`` handlers and
+    ``case`` clauses themselves; functions and classes are given, not entered."""
+    stack = list(statements)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            stack.extend(getattr(node, field, ()))
+
+
 def _path_argument_strings(scanned: Scan) -> Iterable[str]:
     strings: list[str] = []
     for call in scanned.calls:
@@ -533,9 +556,7 @@ def _path_argument_strings(scanned: Scan) -> Iterable[str]:
             continue  # no qualified name: not a path taker
         if lasts.isdisjoint(PATH_TAKER_LASTS):
             continue
-        for value in (*call.args, *(keyword.value for keyword in call.keywords)):
-            if isinstance(value, ast.Starred):
-                value = value.value
+        for value in call_arguments(call):
             if isinstance(value, ast.Constant):
                 if isinstance(value.value, str):
                     strings.append(value.value)

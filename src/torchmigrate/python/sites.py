@@ -24,7 +24,7 @@ from torchmigrate.core.passes import Analyser, Pass
 from torchmigrate.core.results import Finding
 from torchmigrate.python.guards import _VERSION_ISH, is_version_guard_ast
 from torchmigrate.python.names import AstNames
-from torchmigrate.python.precheck import all_nodes, child_nodes, statement_start
+from torchmigrate.python.precheck import all_nodes, call_arguments, child_nodes, module_level, statement_start
 from torchmigrate.python.precheck import walk as walk_nodes
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -101,16 +101,7 @@ class AstFile:
 
         An expression rooted at a name no import of the file binds (``self.norm``, ``x.load``) has none: answered
         without the file's scope analysis (``AstNames``), which most files' detectors then never build."""
-        root: ast.AST = node
-        while True:
-            kind = type(root)
-            if kind is ast.Attribute or kind is ast.Subscript:
-                root = root.value  # type: ignore[attr-defined]
-            elif kind is ast.Call:
-                root = root.func  # type: ignore[attr-defined]
-            else:
-                break
-        if kind is not ast.Name or root.id not in self._imported:  # type: ignore[attr-defined]
+        if not self._rooted_in_an_import(node):
             return None
         return self.names.qualname(node)
 
@@ -163,14 +154,19 @@ class AstFile:
     def scope_text(self, node: ast.AST) -> str | None:
         """The source of the scope a name bound at ``node`` lives in (the function, or the whole file at module
         level); ``None`` inside a class body or comprehension, or for a name a ``global``/``nonlocal`` redirects."""
-        if isinstance(node, ast.Name) and node.id in self._redirected:
+        scope = self.scope_of(node)
+        return None if scope is None else self.text if isinstance(scope, ast.Module) else self.source(scope)
+
+    def scope_of(self, node: ast.AST) -> ast.AST | None:
+        """The function, lambda or module whose scope a name bound at ``node`` lives in (:meth:`scope_text`)."""
+        if isinstance(node, ast.Name) and node.id in self.redirected_names:
             return None
         current: ast.AST | None = node
         while current is not None and not isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             if isinstance(current, (ast.ClassDef, *_COMPREHENSIONS)):
                 return None
             current = self._parents.get(id(current))
-        return self.text if current is None else self.source(current)
+        return self.tree if current is None else current
 
     def statement(self, node: ast.AST) -> ast.stmt:
         current: ast.AST | None = node
@@ -220,8 +216,7 @@ class AstFile:
         import binds (in any scope): only through an import can the transformers' rule take ``x`` for torch."""
         if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id not in _PRESENCE_TESTS:
             return False
-        arguments = [*node.args, *(k.value for k in node.keywords)]
-        return any(self._rooted_in_an_import(a.value if isinstance(a, ast.Starred) else a) for a in arguments)
+        return any(self._rooted_in_an_import(argument) for argument in call_arguments(node))
 
     def _rooted_in_an_import(self, node: ast.AST) -> bool:
         while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
@@ -249,7 +244,7 @@ class AstFile:
         # each assignment read once: does its value spell a version-ish word, which names does it read and bind
         candidates: list[tuple[set[str], list[str]]] = []
         flags: set[str] = set()
-        for node in _module_level(self.tree):
+        for node in module_level(self.tree.body):
             if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
                 continue
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -319,7 +314,7 @@ class AstFile:
             if not isinstance(value, ast.Name):
                 incomplete = True
                 continue
-            if value.id in self._redirected:
+            if value.id in self.redirected_names:
                 return False  # a binding may land in another scope than the one it is written in
             scope = self.names.scope(value)
             bindings = scope.resolve(value.id, scope)
@@ -333,15 +328,10 @@ class AstFile:
                     incomplete = True
         return incomplete
 
-    @property
+    @cached_property
     def redirected_names(self) -> set[str]:
         """The names a ``global`` or ``nonlocal`` statement of the file declares (a binding of one may land in another
         scope than the one it is written in)."""
-        return self._redirected
-
-    @cached_property
-    def _redirected(self) -> set[str]:
-        """The names a ``global`` or ``nonlocal`` statement of the file declares."""
         return {name for node in self.nodes if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
 
     def _assigned_a_dict(self, node: ast.AST) -> bool:
@@ -387,25 +377,6 @@ class AstFile:
 _GUARD_KINDS = frozenset({ast.If, ast.IfExp, ast.Try})
 _REORDERED = frozenset({ast.IfExp, ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 """The node types whose children :func:`children_in_source_order` orders other than their fields do."""
-
-
-def _module_level(tree: ast.Module) -> Iterator[ast.stmt]:
-    """The statements that run at module level: the module's, and those of its compound statements' blocks (``if``,
-    ``try``, ``with``, loops, ``match``), not of functions and classes."""
-    stack: list[ast.stmt] = list(reversed(tree.body))
-    while stack:
-        statement = stack.pop()
-        yield statement
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        blocks: list[ast.stmt] = []
-        for field in ("body", "orelse", "finalbody"):
-            blocks.extend(getattr(statement, field, ()))
-        for handler in getattr(statement, "handlers", ()):
-            blocks.extend(handler.body)
-        for case in getattr(statement, "cases", ()):
-            blocks.extend(case.body)
-        stack.extend(reversed(blocks))
 
 
 def _may_be_dict_display(value: ast.expr) -> bool:

@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchmigrate.core.text import has_lone_cr, split_lines
-from torchmigrate.python.precheck import all_nodes, ast_chain, child_nodes, statement_start
+from torchmigrate.python.precheck import all_nodes, ast_chain, child_nodes, module_level, statement_start
 from torchmigrate.python.precheck import walk as walk_nodes
 
 __all__ = ["Slice", "make_slice", "MIN_SAVING"]
@@ -522,17 +522,12 @@ def _imports_bind_module_names(statements: list[ast.stmt], declares_global: bool
     an ``if``/``try``/``with``/``for``/``while``/``match``. An import inside a function or class binds a local name,
     which nothing outside it sees (libcst adds imports after the module's leading ones only), so such a group may
     become a stub; unless the function declares a name ``global`` (``global np; import numpy as np``)."""
-    stack: list[ast.AST] = list(statements)
-    while stack:
-        node = stack.pop()
+    for node in module_level(statements):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             if declares_global and any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in walk_nodes(node)):
                 return True
-            continue
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            stack.extend(getattr(node, field, ()))
     return False
 
 

@@ -600,7 +600,7 @@ def detect(file: AstFile) -> Iterator[Site]:
             scopes = named.get(value.id)
             if scopes is None:
                 continue
-            if value.id not in file.redirected_names and scopes.isdisjoint(map(id, _enclosing_scopes(file, value))):
+            if value.id not in file.redirected_names and scopes.isdisjoint(map(id, _ancestors(file, value))):
                 continue  # assigned `x.group_name` only in scopes this use cannot see (a parameter of the same name)
         elif not (_is_group_name_ast(value) or isinstance(value, (ast.Constant, ast.JoinedStr, ast.List, ast.ListComp))):
             continue
@@ -619,15 +619,15 @@ def _group_name_variables(file: AstFile) -> dict[str, set[int]]:
             isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)
             and _is_group_name_ast(assign.value)
         ):
-            scope = next(s for s in _enclosing_scopes(file, assign) if isinstance(s, _SCOPE_NODES))
+            scope = next(s for s in _ancestors(file, assign) if isinstance(s, _SCOPE_NODES))
             found.setdefault(assign.targets[0].id, set()).add(id(scope))
     return found
 
 
-def _enclosing_scopes(file: AstFile, node: ast.AST) -> Iterator[ast.AST]:
-    """The nodes around ``node``, innermost first, up to the module. A superset of the scopes libcst's analysis can
-    find ``node``'s name in (the transformer's ``scope[name]``): a use sees its own scope's assignments and its
-    enclosing scopes'; names a ``global`` or ``nonlocal`` redirects are the caller's business."""
+def _ancestors(file: AstFile, node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes around ``node``, innermost first, up to the module: among them every scope libcst's analysis can
+    find ``node``'s name in (the transformer's ``scope[name]``: a use sees its own scope's assignments and its
+    enclosing scopes'); names a ``global`` or ``nonlocal`` redirects are the caller's business."""
     current = file.parent(node)
     while current is not None:
         yield current

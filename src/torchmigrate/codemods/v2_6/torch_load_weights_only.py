@@ -455,11 +455,9 @@ def _read_otherwise(file: AstFile, target: ast.Name, statement: ast.AST | None) 
     reference that ``_feeds_load_state_dict`` rejects. Only the scope's own code is read (nested functions, classes
     and comprehensions are left out), and only reads that start after the assignment (libcst orders a scope's
     accesses and assignments): ``checkpoint = torch.load(f)`` then ``opt.load_state_dict(checkpoint["opt"])``."""
-    scope: ast.AST | None = file.parent(target)
-    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        scope = file.parent(scope)
-    if scope is None:
-        return False
+    scope = file.scope_of(target)
+    if not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        return False  # (the caller has settled the other cases)
     end = (getattr(statement, "end_lineno", None) or 0, getattr(statement, "end_col_offset", None) or 0)
     stack: list[ast.AST] = list(scope.body)
     while stack:
