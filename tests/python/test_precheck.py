@@ -189,6 +189,22 @@ def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
             assert triggered(example.before, real) == expected
 
 
+def test_the_words_a_match_explains_are_those_a_prefix_test_per_word_finds() -> None:
+    # _WordIndex.explain looks up each suffix of a match in a prefix table; it must name exactly the words a direct
+    # test finds (inside the match; or not inside and starting with a suffix after its first character).
+    from torchmigrate.python.triggers import _WordIndex
+
+    words = tuple(sorted({w for p in all_passes() for w in p.triggers}))
+    index = _WordIndex(words)
+    rng = random.Random(11)
+    pieces = [w for w in index.words] + ["torch.", "nn.", ".x", "a", "_"]
+    for _ in range(2000):
+        match = "".join(rng.choice(pieces)[rng.randint(0, 3):] for _ in range(rng.randint(1, 3)))
+        inside = {w for w in index.words if w in match}
+        across = {w for w in index.words if w not in inside and any(w.startswith(match[k:]) for k in range(1, len(match)))}
+        assert index.explain(match) == (inside, across), match
+
+
 @pytest.mark.parametrize(
     ("code", "in_play"),
     [

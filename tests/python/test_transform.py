@@ -229,15 +229,22 @@ def test_the_scratch_keys_are_libcsts() -> None:
 
 def test_loading_the_passes_and_settling_a_file_does_not_import_libcsts_codemod_or_matchers() -> None:
     """Importing ``libcst.codemod`` loads libcst's matchers (about 0.2 s of start-up): only an edit that schedules an
-    import needs it. Checked in a fresh interpreter: selecting every pass and migrating a file with a finding and no
-    edit leaves both unloaded; a file that libcst edits loads them."""
+    import needs it. Checked in a fresh interpreter: selecting every pass, migrating a file with a finding and no
+    edit, and one that libcst runs passes over without an edit leave both unloaded; a file that libcst edits loads
+    them."""
     script = (
         "import sys\n"
         "from torchmigrate.api import make_options\n"
+        "from torchmigrate.python import engine\n"
         "from torchmigrate.python.engine import migrate_text\n"
+        "runs = []\n"
+        "real = engine._run_libcst\n"
+        "engine._run_libcst = lambda *a, **k: runs.append(1) or real(*a, **k)\n"
         "passes = make_options('2.12', '1.8').passes()\n"
         "r = migrate_text('import torch\\nsd = torch.load(p)\\n', passes)\n"
         "assert r.findings and not r.edits, r\n"
+        "r = migrate_text('import torch\\nx = torch.backends.cuda.preferred_linalg_library\\n', passes)\n"
+        "assert runs and not r.edits, (runs, r)\n"
         "print(sorted(m for m in sys.modules if m.startswith(('libcst.codemod', 'libcst.matchers'))))\n"
         "r = migrate_text('import torch\\nx = torch.cuda.amp.autocast()\\n', passes)\n"
         "assert r.edits, r\n"

@@ -1,13 +1,15 @@
-"""The parts of ``libcst.codemod`` the passes use, loaded only when libcst runs a pass over a file.
+"""The parts of ``libcst.codemod`` the passes use, loaded only when a pass schedules an import change.
 
 Importing ``libcst.codemod`` imports libcst's matcher module too (hundreds of generated dataclasses: about 0.2 s, a third
 of the tool's start-up), and most runs never need it: most files are settled by the trigger-word scan or the stdlib
-ast without libcst running a pass. So the passes schedule imports through these functions, and the engine builds its
-:class:`~libcst.codemod.CodemodContext` here, both importing libcst's codemod package on first use.
+ast without libcst running a pass, and most of those libcst does run a pass over end without an edit. So a pass
+transformer is given a :class:`PassContext` (the fields of libcst's ``CodemodContext``, defined here), and libcst's
+codemod package is imported on the first call that schedules or applies an import change.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -21,8 +23,9 @@ __all__ = [
     "ADD_IMPORTS_KEY",
     "REMOVE_IMPORTS_KEY",
     "add_needed_import",
+    "PassContext",
+    "codemod_context",
     "new_context",
-    "preload",
     "remove_imports_of",
     "remove_unused_import_by_node",
 ]
@@ -33,37 +36,71 @@ REMOVE_IMPORTS_KEY = "RemoveImportsVisitor"
 """Where ``RemoveImportsVisitor`` keeps the removals scheduled in ``context.scratch`` (its ``CONTEXT_KEY``)."""
 
 
-def preload() -> None:
-    """Import libcst's codemod package and visitors now (before worker processes fork, so that they share it)."""
-    import libcst.codemod.visitors  # noqa: F401
+@dataclass(frozen=True)
+class PassContext:
+    """The fields of libcst's ``CodemodContext`` (which :func:`codemod_context` makes from this one, sharing its
+    scratch dictionary, when libcst's import visitors need it), without importing ``libcst.codemod``."""
+
+    warnings: list[str] = field(default_factory=list)
+    scratch: dict[str, Any] = field(default_factory=dict)
+    filename: str | None = None
+    full_module_name: str | None = None
+    full_package_name: str | None = None
+    wrapper: MetadataWrapper | None = None
+    metadata_manager: Any = None
+
+    @property
+    def module(self) -> cst.Module | None:
+        """The module being transformed (``CodemodContext.module``)."""
+        return None if self.wrapper is None else self.wrapper.module
 
 
-def new_context(wrapper: MetadataWrapper) -> CodemodContext:
+def new_context(wrapper: MetadataWrapper) -> PassContext:
+    return PassContext(wrapper=wrapper)
+
+
+def codemod_context(context: PassContext | CodemodContext) -> CodemodContext:
+    """libcst's ``CodemodContext`` for ``context``: the same scratch dictionary (what libcst's import visitors schedule
+    lands in ``context``), warnings and wrapper."""
     from libcst.codemod import CodemodContext
 
-    return CodemodContext(wrapper=wrapper)
+    if isinstance(context, CodemodContext):
+        return context
+    return CodemodContext(
+        warnings=context.warnings,
+        scratch=context.scratch,
+        filename=context.filename,
+        full_module_name=context.full_module_name,
+        full_package_name=context.full_package_name,
+        wrapper=context.wrapper,
+        metadata_manager=context.metadata_manager,
+    )
 
 
 def add_needed_import(
-    context: CodemodContext, module: str, obj: str | None = None, asname: str | None = None, relative: int = 0
+    context: PassContext | CodemodContext,
+    module: str,
+    obj: str | None = None,
+    asname: str | None = None,
+    relative: int = 0,
 ) -> None:
     """``AddImportsVisitor.add_needed_import``: the engine adds the import after the pass."""
     from libcst.codemod.visitors import AddImportsVisitor
 
-    AddImportsVisitor.add_needed_import(context, module, obj, asname, relative)
+    AddImportsVisitor.add_needed_import(codemod_context(context), module, obj, asname, relative)
 
 
-def remove_unused_import_by_node(context: CodemodContext, node: cst.CSTNode) -> None:
+def remove_unused_import_by_node(context: PassContext | CodemodContext, node: cst.CSTNode) -> None:
     """``RemoveImportsVisitor.remove_unused_import_by_node``: an import statement's names, removed if unused."""
     from libcst.codemod.visitors import RemoveImportsVisitor
 
-    RemoveImportsVisitor.remove_unused_import_by_node(context, node)
+    RemoveImportsVisitor.remove_unused_import_by_node(codemod_context(context), node)
 
 
-def remove_imports_of(context: CodemodContext, node: cst.CSTNode) -> None:
+def remove_imports_of(context: PassContext | CodemodContext, node: cst.CSTNode) -> None:
     """Schedule the removal of the imports that ``node`` references (what ``remove_unused_import_by_node`` does for
     a node that is not an import statement), on the plain visitor machinery."""
-    node.visit(_removed_node_visitor()(context))
+    node.visit(_removed_node_visitor()(codemod_context(context)))
 
 
 @cache

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
+from torchmigrate.python.codemod import PassContext, codemod_context
 from torchmigrate.python.guards import is_version_guard
 from torchmigrate.python.helpers import code_of, dotted_name
 from torchmigrate.python.precheck import ast_chain, ast_parse
@@ -23,10 +24,13 @@ if TYPE_CHECKING:
 __all__ = ["add_imports", "ScheduledImport", "drop_unused_imports", "import_lines", "place_imports"]
 
 
-def add_imports(module: cst.Module, context: CodemodContext, protected: Iterable[str] = ()) -> cst.Module:
+def add_imports(
+    module: cst.Module, context: PassContext | CodemodContext, protected: Iterable[str] = ()
+) -> cst.Module:
     """Add the imports scheduled in ``context`` (libcst's ``AddImportsVisitor``), a new statement rather than a merge
     into a suppressed import line (``protected``)."""
-    return _add_imports_visitor()(context, protected).transform_module(module)  # type: ignore[no-any-return]
+    visitor = _add_imports_visitor()(codemod_context(context), protected)
+    return visitor.transform_module(module)  # type: ignore[no-any-return]
 
 
 @cache

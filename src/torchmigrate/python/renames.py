@@ -20,9 +20,8 @@ from torchmigrate.python.helpers import arg, build_dotted, chain_root, code_of, 
 from torchmigrate.python.transform import PassTransformer, Sink, _Node
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
-
     from torchmigrate.core.passes import Pass
+    from torchmigrate.python.codemod import PassContext
 
 __all__ = ["RenameTransformer", "advice_for_target"]
 
@@ -87,7 +86,7 @@ class RenameTransformer(PassTransformer):
     - ``th.distributed._tensor.DTensor`` → ``th.distributed.tensor.DTensor``; ``functorch.vmap`` → ``torch.func.vmap``
     """
 
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self.renames = dict(pass_.renames)
         self.local_renames: dict[str, str] = {}

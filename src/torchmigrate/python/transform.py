@@ -66,9 +66,8 @@ CHECK_FAST_NAMES = _CheckFastNames()
 _M = TypeVar("_M")
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
-
     from torchmigrate.core.passes import Pass
+    from torchmigrate.python.codemod import PassContext
 
 __all__ = [
     "CallContext",
@@ -197,7 +196,7 @@ class PassTransformer(cst.CSTTransformer):
     # passes never change it). See ``whole_text_has``.
     outside_text: str = ""
 
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         # A plain CSTTransformer with libcst's codemod context, not libcst's ContextAwareTransformer: its
         # matcher-decorator support inspects every member of the class on each instantiation and evaluates matchers
         # at every node, which cost more than most passes' own work, and importing it loads libcst's matchers (see

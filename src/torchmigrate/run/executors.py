@@ -105,12 +105,10 @@ class PoolExecutor:
 
             method = "fork" if sys.platform.startswith("linux") else None  # fork: workers inherit the loaded passes
             if method == "fork":
-                # and the engine with libcst's codemod package, which a worker would otherwise import on its first
-                # libcst run (about 0.2 s each): with work enough for a pool, some file almost always gets there
+                # and the engine. Not libcst's codemod package (about 0.2 s here, before any worker starts): only a
+                # worker whose file has an import to add or remove loads it, while the other goes on
                 import torchmigrate.run.handlers  # noqa: F401
-                from torchmigrate.python.codemod import preload
 
-                preload()
                 if _GC.tuned:
                     import gc
 

@@ -49,7 +49,7 @@ from torchmigrate.python.helpers import arg, build_dotted, has_star_args
 from torchmigrate.python.transform import PassTransformer, Sink
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
+    from torchmigrate.python.codemod import PassContext
 
 PASS = Pass(
     id="dist-nn-functional",
@@ -250,7 +250,7 @@ COLLECTIVES = frozenset(
 
 @PASS.uses
 class DistNnFunctionalTransformer(PassTransformer):
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self._funcol: str | None = None
         self._handled_gathers: set[int] = set()

@@ -32,7 +32,7 @@ from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
+    from torchmigrate.python.codemod import PassContext
 
 PASS = Pass(
     id="fsdp2-fullgraph",
@@ -131,7 +131,7 @@ PASS.analyse = analyser(PASS.id, detect)
 
 @PASS.uses
 class Fsdp2FullgraphTransformer(PassTransformer):
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self.sharded: set[tuple[int, str]] = set()  # (id(scope), dotted name) sharded so far, in source order
 

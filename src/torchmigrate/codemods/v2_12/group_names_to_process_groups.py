@@ -62,7 +62,7 @@ from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
+    from torchmigrate.python.codemod import PassContext
 
 PASS = Pass(
     id="group-names-to-process-groups",
@@ -419,7 +419,7 @@ class _Collector(cst.CSTVisitor):
 
 @PASS.uses
 class GroupNameTransformer(PassTransformer):
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self.replace_use: dict[int, str] = {}  # id(original Name use) → the ProcessGroup variable
         self.drop_assign: set[int] = set()  # id(original Assign) made dead

@@ -35,7 +35,7 @@ from torchmigrate.python.helpers import arg
 from torchmigrate.python.transform import PassTransformer, Sink
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
+    from torchmigrate.python.codemod import PassContext
 
 PASS = Pass(
     sliceable=False,  # whether a torchrun launch needs a finding depends on a MASTER_PORT set anywhere in the file
@@ -157,7 +157,7 @@ class _Mentions29500(cst.CSTVisitor):
 @PASS.uses
 class TorchrunPortTransformer(PassTransformer):
 
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self.active = False
         self.inside_command = 0

@@ -37,7 +37,7 @@ from torchmigrate.python.helpers import arg
 from torchmigrate.python.transform import PassTransformer, Sink
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
+    from torchmigrate.python.codemod import PassContext
 
 PASS = Pass(
     id="torchcomms-default",
@@ -138,7 +138,7 @@ _CODE = cst.Module(body=[])
 
 @PASS.uses
 class TorchcommsTransformer(PassTransformer):
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         # (id(scope), group expression) → number of concurrent P2P calls seen; scopes already reported.
         self.p2p: dict[tuple[int, str], int] = {}

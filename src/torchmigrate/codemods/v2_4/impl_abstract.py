@@ -27,7 +27,7 @@ from torchmigrate.python.renames import RenameTransformer
 from torchmigrate.python.transform import Sink
 
 if TYPE_CHECKING:
-    from libcst.codemod import CodemodContext
+    from torchmigrate.python.codemod import PassContext
 
 PASS = Pass(
     id="impl-abstract",
@@ -97,7 +97,7 @@ PASS = Pass(
 
 
 class ImplAbstractRenames(RenameTransformer):
-    def __init__(self, context: CodemodContext, pass_: Pass, sink: Sink) -> None:
+    def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
         super().__init__(context, pass_, sink)
         self._skipped: set[int] = set()  # callees of calls with **kwargs: reported, not renamed
 
