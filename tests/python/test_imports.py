@@ -151,3 +151,73 @@ def test_lines_with_comments_are_not_merged() -> None:
         """
     out = _fsdp(before)
     assert out.count("from torch.distributed.fsdp import") == 2 and "# the new API" in out
+
+
+_REMOVAL_CASES = (
+    "import torch\nimport torch.nn as nn\nfrom torch.cuda.amp import autocast as ac, GradScaler\n"
+    "from . import sibling\nfrom .. import parent\nfrom os.path import *\n\n"
+    "def f(x, nn=None):\n    import numpy as np\n    with ac():\n        y = torch.cuda.amp.autocast(np.ones(3))\n"
+    "    return GradScaler(), nn, sibling.go(parent), torch.nn.functional.relu(x)\n\n"
+    "class C:\n    scaler = GradScaler\n\n    def m(self):\n        return [torch.x for torch in range(3)], self.scaler\n",
+    "try:\n    from torch.amp import autocast\nexcept ImportError:\n    from torch.cuda.amp import autocast\n\n"
+    "with autocast('cuda'):\n    pass\n",
+)
+
+
+_REMOVED_KINDS = (cst.Import, cst.ImportFrom, cst.Name, cst.Attribute, cst.Call, cst.SimpleStatementLine, cst.With)
+"""What passes drop the imports of: statements, calls, names and attributes (each compared on its own)."""
+_STATEMENTS_AND_CALLS = (cst.Import, cst.ImportFrom, cst.Call, cst.SimpleStatementLine, cst.With)
+"""On the pass examples (libcst's visitor inspects its members on each use: every name would take seconds)."""
+
+
+@pytest.mark.parametrize("package", [None, "pkg.sub"])
+def test_import_removals_are_scheduled_as_libcsts_remove_imports_visitor_does(package: str | None) -> None:
+    # torchmigrate.python.codemod schedules import removals without libcst's codemod package; for every node of real
+    # and tricky code (aliases, relative and star imports, shadowing, nested scopes, a try/except fallback) the
+    # schedule, or the error, is what RemoveImportsVisitor.remove_unused_import_by_node gives.
+    from libcst.codemod import CodemodContext
+    from libcst.codemod.visitors import RemoveImportsVisitor
+    from libcst.metadata import MetadataWrapper
+
+    from torchmigrate.core.registry import all_passes
+    from torchmigrate.python.codemod import REMOVE_IMPORTS_KEY, PassContext, remove_unused_import_by_node
+
+    def imports(code: str) -> set[str]:
+        return {line.strip() for line in code.splitlines() if line.lstrip().startswith(("import ", "from "))}
+
+    # the examples whose edit removes an import
+    examples = {e.before for p in all_passes() for e in p.examples if e.after is not None and imports(e.before) - imports(e.after)}
+    texts = [(text, _REMOVED_KINDS) for text in _REMOVAL_CASES]
+    if package is None:
+        texts += [(text, _STATEMENTS_AND_CALLS) for text in sorted(examples)]
+    compared = 0
+    for text, kinds in texts:
+        try:
+            wrapper = MetadataWrapper(cst.parse_module(text), unsafe_skip_copy=True)
+        except cst.ParserSyntaxError:
+            continue
+        nodes: list[cst.CSTNode] = []
+        stack: list[cst.CSTNode] = [wrapper.module]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, kinds):
+                nodes.append(node)
+            stack.extend(node.children)
+
+        def outcome(run: object, context: object, node: cst.CSTNode) -> object:
+            try:
+                run(context, node)  # type: ignore[operator]
+            except ValueError as exc:
+                return ("error", str(exc))
+            return context.scratch.get(REMOVE_IMPORTS_KEY)  # type: ignore[attr-defined]
+
+        for node in nodes:
+            theirs = outcome(
+                RemoveImportsVisitor.remove_unused_import_by_node,
+                CodemodContext(wrapper=wrapper, full_package_name=package),
+                node,
+            )
+            ours = outcome(remove_unused_import_by_node, PassContext(wrapper=wrapper, full_package_name=package), node)
+            assert ours == theirs, (cst.Module([]).code_for_node(node), ours, theirs)
+            compared += bool(theirs)
+    assert compared > (200 if package is None else 20), compared

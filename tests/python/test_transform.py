@@ -228,10 +228,10 @@ def test_the_scratch_keys_are_libcsts() -> None:
 
 
 def test_loading_the_passes_and_settling_a_file_does_not_import_libcsts_codemod_or_matchers() -> None:
-    """Importing ``libcst.codemod`` loads libcst's matchers (about 0.2 s of start-up): only an edit that schedules an
+    """Importing ``libcst.codemod`` loads libcst's matchers (about 0.2 s of start-up): only an edit that adds an
     import needs it. Checked in a fresh interpreter: selecting every pass, migrating a file with a finding and no
-    edit, and one that libcst runs passes over without an edit leave both unloaded; a file that libcst edits loads
-    them."""
+    edit, one that libcst runs passes over without an edit, and an edit that drops an import leave both unloaded; an
+    edit that adds an import loads them."""
     script = (
         "import sys\n"
         "from torchmigrate.api import make_options\n"
@@ -245,9 +245,11 @@ def test_loading_the_passes_and_settling_a_file_does_not_import_libcsts_codemod_
         "assert r.findings and not r.edits, r\n"
         "r = migrate_text('import torch\\nx = torch.backends.cuda.preferred_linalg_library\\n', passes)\n"
         "assert runs and not r.edits, (runs, r)\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('libcst.codemod', 'libcst.matchers'))))\n"
         "r = migrate_text('import torch\\nx = torch.cuda.amp.autocast()\\n', passes)\n"
         "assert r.edits, r\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('libcst.codemod', 'libcst.matchers'))))\n"
+        "r = migrate_text('from torch.cuda.amp import GradScaler\\ns = GradScaler()\\n', passes)\n"
+        "assert 'torch.amp.GradScaler' in r.code, r\n"
         "print('libcst.codemod' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True).stdout

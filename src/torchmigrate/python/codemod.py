@@ -1,16 +1,16 @@
-"""The parts of ``libcst.codemod`` the passes use, loaded only when a pass schedules an import change.
+"""The parts of ``libcst.codemod`` the passes use, loaded only when a pass adds an import.
 
 Importing ``libcst.codemod`` imports libcst's matcher module too (hundreds of generated dataclasses: about 0.2 s, a third
 of the tool's start-up), and most runs never need it: most files are settled by the trigger-word scan or the stdlib
 ast without libcst running a pass, and most of those libcst does run a pass over end without an edit. So a pass
-transformer is given a :class:`PassContext` (the fields of libcst's ``CodemodContext``, defined here), and libcst's
-codemod package is imported on the first call that schedules or applies an import change.
+transformer is given a :class:`PassContext` (the fields of libcst's ``CodemodContext``, defined here), import removals
+are scheduled here as libcst's ``RemoveImportsVisitor`` schedules them, and libcst's codemod package is imported on the
+first call that adds an import.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -91,44 +91,85 @@ def add_needed_import(
 
 
 def remove_unused_import_by_node(context: PassContext | CodemodContext, node: cst.CSTNode) -> None:
-    """``RemoveImportsVisitor.remove_unused_import_by_node``: an import statement's names, removed if unused."""
-    from libcst.codemod.visitors import RemoveImportsVisitor
-
-    RemoveImportsVisitor.remove_unused_import_by_node(codemod_context(context), node)
+    """Schedule the removal of the imports ``node`` references, as libcst's
+    ``RemoveImportsVisitor.remove_unused_import_by_node`` does (the engine drops those the new code no longer uses):
+    every name of an import statement, else the imports that bind the names and attributes inside ``node``. Without
+    libcst's codemod package (its matchers cost about 0.2 s to import); the same schedule (a test compares them)."""
+    if isinstance(node, (cst.Import, cst.ImportFrom)):
+        _schedule_statement(context, node, None)
+    else:
+        remove_imports_of(context, node)
 
 
 def remove_imports_of(context: PassContext | CodemodContext, node: cst.CSTNode) -> None:
-    """Schedule the removal of the imports that ``node`` references (what ``remove_unused_import_by_node`` does for
-    a node that is not an import statement), on the plain visitor machinery."""
-    node.visit(_removed_node_visitor()(codemod_context(context)))
+    """Schedule the removal of the imports that bind the names and attributes inside ``node`` (what
+    ``remove_unused_import_by_node`` does for a node that is not an import statement)."""
+    node.visit(_ImportsOf(context))
 
 
-@cache
-def _removed_node_visitor() -> type[Any]:
-    from libcst._metadata_dependent import MetadataDependent
-    from libcst.codemod.visitors._remove_imports import RemovedNodeVisitor
+def _schedule_removal(context: PassContext | CodemodContext, module: str, obj: str | None, asname: str | None) -> None:
+    scheduled = context.scratch.get(REMOVE_IMPORTS_KEY, [])
+    if not isinstance(scheduled, list):
+        raise TypeError(f"context.scratch[{REMOVE_IMPORTS_KEY!r}] is not a list")
+    scheduled.append((module, obj, asname))
+    context.scratch[REMOVE_IMPORTS_KEY] = scheduled
 
-    class _RemovedNodeVisitor(RemovedNodeVisitor):
-        """libcst's ``RemovedNodeVisitor`` without its matcher-decorator set-up (a member inspection per use) and
-        per-node matcher checks: it uses no matcher decorators."""
 
-        def __init__(self, context: CodemodContext) -> None:
-            MetadataDependent.__init__(self)
-            self.context = context
-            self._extra_visit_funcs: dict[Any, Any] = {}
-            self._extra_leave_funcs: dict[Any, Any] = {}
-            self._matchers: dict[Any, Any] = {}
+def _schedule_statement(
+    context: PassContext | CodemodContext, statement: cst.Import | cst.ImportFrom, local_name: str | None
+) -> None:
+    """Schedule the names ``statement`` imports: all of them, or (``local_name``) those binding ``local_name`` or a
+    prefix of it (``torch`` for ``torch.cuda.amp``)."""
+    from libcst.helpers import get_absolute_module_from_package_for_import
 
-        def on_visit(self, node: cst.CSTNode) -> bool:
-            return cst.CSTVisitor.on_visit(self, node)
+    module: str | None = None
+    if isinstance(statement, cst.ImportFrom):
+        if isinstance(statement.names, cst.ImportStar):
+            return  # a star import is never removed
+        module = get_absolute_module_from_package_for_import(context.full_package_name, statement)
+        if module is None:
+            raise ValueError("Cannot look up absolute module from relative import!")
+    assert not isinstance(statement.names, cst.ImportStar)
+    for alias in statement.names:
+        bound = alias.evaluated_name if alias.evaluated_alias is None else alias.evaluated_alias
+        if local_name is not None and local_name != bound and not local_name.startswith(f"{bound}."):
+            continue
+        if module is None:
+            _schedule_removal(context, alias.evaluated_name, None, alias.evaluated_alias)
+        else:
+            _schedule_removal(context, module, alias.evaluated_name, alias.evaluated_alias)
 
-        def on_leave(self, original_node: cst.CSTNode) -> None:
-            cst.CSTVisitor.on_leave(self, original_node)
 
-        def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-            cst.CSTVisitor.on_visit_attribute(self, node, attribute)
+class _ImportsOf(cst.CSTVisitor):
+    """For each name and attribute inside a node: the imports binding it in its scope or an enclosing one."""
 
-        def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-            cst.CSTVisitor.on_leave_attribute(self, original_node, attribute)
+    def __init__(self, context: PassContext | CodemodContext) -> None:
+        super().__init__()
+        self.context = context
 
-    return _RemovedNodeVisitor
+    def _schedule(self, node: cst.Name | cst.Attribute) -> None:
+        from libcst.helpers import get_full_name_for_node
+        from libcst.metadata import Assignment, ScopeProvider
+
+        local_name = get_full_name_for_node(node)
+        if local_name is None:
+            return
+        wrapper = self.context.wrapper
+        if wrapper is None:
+            raise ValueError("Cannot look up import, metadata is not computed for node!")
+        scope = wrapper.resolve(ScopeProvider).get(node)
+        if scope is None:
+            return  # no scope: nothing to remove
+        while True:
+            for assignment in scope.assignments[node] or set():
+                if isinstance(assignment, Assignment) and isinstance(assignment.node, (cst.Import, cst.ImportFrom)):
+                    _schedule_statement(self.context, assignment.node, local_name)
+            if scope is scope.parent:
+                break
+            scope = scope.parent
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self._schedule(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._schedule(node)
