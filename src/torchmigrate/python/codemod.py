@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
+from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
+from libcst.metadata import Assignment, ScopeProvider
 
 if TYPE_CHECKING:
     from libcst.codemod import CodemodContext
@@ -26,7 +28,6 @@ __all__ = [
     "PassContext",
     "codemod_context",
     "new_context",
-    "remove_imports_of",
     "remove_unused_import_by_node",
 ]
 
@@ -59,13 +60,11 @@ def new_context(wrapper: MetadataWrapper) -> PassContext:
     return PassContext(wrapper=wrapper)
 
 
-def codemod_context(context: PassContext | CodemodContext) -> CodemodContext:
+def codemod_context(context: PassContext) -> CodemodContext:
     """libcst's ``CodemodContext`` for ``context``: the same scratch dictionary (what libcst's import visitors schedule
     lands in ``context``), warnings and wrapper."""
     from libcst.codemod import CodemodContext
 
-    if isinstance(context, CodemodContext):
-        return context
     return CodemodContext(
         warnings=context.warnings,
         scratch=context.scratch,
@@ -78,7 +77,7 @@ def codemod_context(context: PassContext | CodemodContext) -> CodemodContext:
 
 
 def add_needed_import(
-    context: PassContext | CodemodContext,
+    context: PassContext,
     module: str,
     obj: str | None = None,
     asname: str | None = None,
@@ -90,7 +89,7 @@ def add_needed_import(
     AddImportsVisitor.add_needed_import(codemod_context(context), module, obj, asname, relative)
 
 
-def remove_unused_import_by_node(context: PassContext | CodemodContext, node: cst.CSTNode) -> None:
+def remove_unused_import_by_node(context: PassContext, node: cst.CSTNode) -> None:
     """Schedule the removal of the imports ``node`` references, as libcst's
     ``RemoveImportsVisitor.remove_unused_import_by_node`` does (the engine drops those the new code no longer uses):
     every name of an import statement, else the imports that bind the names and attributes inside ``node``. Without
@@ -98,16 +97,10 @@ def remove_unused_import_by_node(context: PassContext | CodemodContext, node: cs
     if isinstance(node, (cst.Import, cst.ImportFrom)):
         _schedule_statement(context, node, None)
     else:
-        remove_imports_of(context, node)
+        node.visit(_ImportsOf(context))
 
 
-def remove_imports_of(context: PassContext | CodemodContext, node: cst.CSTNode) -> None:
-    """Schedule the removal of the imports that bind the names and attributes inside ``node`` (what
-    ``remove_unused_import_by_node`` does for a node that is not an import statement)."""
-    node.visit(_ImportsOf(context))
-
-
-def _schedule_removal(context: PassContext | CodemodContext, module: str, obj: str | None, asname: str | None) -> None:
+def _schedule_removal(context: PassContext, module: str, obj: str | None, asname: str | None) -> None:
     scheduled = context.scratch.get(REMOVE_IMPORTS_KEY, [])
     if not isinstance(scheduled, list):
         raise TypeError(f"context.scratch[{REMOVE_IMPORTS_KEY!r}] is not a list")
@@ -116,12 +109,10 @@ def _schedule_removal(context: PassContext | CodemodContext, module: str, obj: s
 
 
 def _schedule_statement(
-    context: PassContext | CodemodContext, statement: cst.Import | cst.ImportFrom, local_name: str | None
+    context: PassContext, statement: cst.Import | cst.ImportFrom, local_name: str | None
 ) -> None:
     """Schedule the names ``statement`` imports: all of them, or (``local_name``) those binding ``local_name`` or a
     prefix of it (``torch`` for ``torch.cuda.amp``)."""
-    from libcst.helpers import get_absolute_module_from_package_for_import
-
     module: str | None = None
     if isinstance(statement, cst.ImportFrom):
         if isinstance(statement.names, cst.ImportStar):
@@ -143,14 +134,11 @@ def _schedule_statement(
 class _ImportsOf(cst.CSTVisitor):
     """For each name and attribute inside a node: the imports binding it in its scope or an enclosing one."""
 
-    def __init__(self, context: PassContext | CodemodContext) -> None:
+    def __init__(self, context: PassContext) -> None:
         super().__init__()
         self.context = context
 
     def _schedule(self, node: cst.Name | cst.Attribute) -> None:
-        from libcst.helpers import get_full_name_for_node
-        from libcst.metadata import Assignment, ScopeProvider
-
         local_name = get_full_name_for_node(node)
         if local_name is None:
             return

@@ -24,9 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["add_imports", "ScheduledImport", "drop_unused_imports", "import_lines", "place_imports"]
 
 
-def add_imports(
-    module: cst.Module, context: PassContext | CodemodContext, protected: Iterable[str] = ()
-) -> cst.Module:
+def add_imports(module: cst.Module, context: PassContext, protected: Iterable[str] = ()) -> cst.Module:
     """Add the imports scheduled in ``context`` (libcst's ``AddImportsVisitor``), a new statement rather than a merge
     into a suppressed import line (``protected``)."""
     visitor = _add_imports_visitor()(codemod_context(context), protected)

@@ -30,7 +30,6 @@ from torchmigrate.python.codemod import (
     ADD_IMPORTS_KEY,
     REMOVE_IMPORTS_KEY,
     add_needed_import,
-    remove_imports_of,
     remove_unused_import_by_node,
 )
 from torchmigrate.python.fastnames import UNKNOWN, FastNames
@@ -197,10 +196,11 @@ class PassTransformer(cst.CSTTransformer):
     outside_text: str = ""
 
     def __init__(self, context: PassContext, pass_: Pass, sink: Sink) -> None:
-        # A plain CSTTransformer with libcst's codemod context, not libcst's ContextAwareTransformer: its
-        # matcher-decorator support inspects every member of the class on each instantiation and evaluates matchers
-        # at every node, which cost more than most passes' own work, and importing it loads libcst's matchers (see
-        # torchmigrate.python.codemod). No pass uses matcher decorators (``__init_subclass__`` refuses them).
+        # A plain CSTTransformer with a PassContext (libcst's CodemodContext fields), not libcst's
+        # ContextAwareTransformer: its matcher-decorator support inspects every member of the class on each
+        # instantiation and evaluates matchers at every node, which cost more than most passes' own work, and
+        # importing it loads libcst's matchers (see torchmigrate.python.codemod). No pass uses matcher decorators
+        # (``__init_subclass__`` refuses them).
         cst.CSTTransformer.__init__(self)
         self.context = context
         self.pass_ = pass_
@@ -518,10 +518,7 @@ class PassTransformer(cst.CSTTransformer):
 
     def drop_imports_of(self, node: cst.CSTNode) -> None:
         """Remove imports that ``node`` referenced once nothing else uses them."""
-        if isinstance(node, (cst.Import, cst.ImportFrom)):
-            remove_unused_import_by_node(self.context, node)
-        else:  # what libcst's helper does, without its visitor's matcher-decorator set-up (a member inspection per use)
-            remove_imports_of(self.context, node)
+        remove_unused_import_by_node(self.context, node)
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         # Removing statements must never leave a block empty: that would not parse.

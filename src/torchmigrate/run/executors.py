@@ -106,7 +106,7 @@ class PoolExecutor:
             method = "fork" if sys.platform.startswith("linux") else None  # fork: workers inherit the loaded passes
             if method == "fork":
                 # and the engine. Not libcst's codemod package (about 0.2 s here, before any worker starts): only a
-                # worker whose file has an import to add or remove loads it, while the other goes on
+                # worker whose file gets a new import loads it, while the others go on
                 import torchmigrate.run.handlers  # noqa: F401
 
                 if _GC.tuned:
