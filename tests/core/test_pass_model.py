@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from torchmigrate.core.passes import SAFE, Example, Pass, Unchanged, code_block, last_components
 from torchmigrate.core.registry import all_passes
@@ -30,6 +32,24 @@ def test_declared_trigger_words_replace_the_derived_ones() -> None:
 
 def test_last_components_drops_names_under_others() -> None:
     assert last_components(["a.b", "a.b.c", "a.bc", "x.y.z"]) == ("b", "bc", "z")
+
+
+def _last_components_by_pairs(names: list[str]) -> tuple[str, ...]:
+    """The definition, one pair of names at a time (quadratic: what the registry's start-up used to pay)."""
+    unique = sorted(set(names))
+    kept = [n for n in unique if not any(n.startswith(other + ".") for other in unique)]
+    return tuple(dict.fromkeys(name.rpartition(".")[2] for name in kept))
+
+
+@given(st.lists(st.text(alphabet="ab.", max_size=6), max_size=12))
+def test_last_components_agrees_with_the_pairwise_definition(names: list[str]) -> None:
+    assert last_components(names) == _last_components_by_pairs(names)
+
+
+def test_last_components_agrees_on_every_shipped_pass() -> None:
+    for p in all_passes():
+        names = [*p.renames, *(p.qualnames or ()), *p.call_rewriters]
+        assert last_components(names) == _last_components_by_pairs(names), p.id
 
 
 def test_every_shipped_pass_has_trigger_words_and_a_document() -> None:

@@ -162,6 +162,7 @@ try:
 except SystemExit as exc:
     code = exc.code
 print("libcst loaded:", "libcst" in sys.modules, "exit:", code, file=sys.stderr)
+print("also loaded:", sorted(m for m in ("pydantic", "importlib.metadata") if m in sys.modules), file=sys.stderr)
 """
 
 
@@ -176,3 +177,6 @@ def test_a_warm_run_never_loads_libcst_or_the_passes(tree: Path) -> None:
     assert b"libcst loaded: True exit: 2" in cold.stderr  # exit 2: the broken file is an error
     assert b"libcst loaded: False exit: 2" in warm.stderr
     assert warm.stdout == cold.stdout and b"+++ b/" in warm.stdout
+    # Nor the costliest imports of the start itself: pydantic (typer 0.29 coerces every parameter through it, about
+    # 0.2 s) and importlib.metadata (the tool's fingerprint reads libcst's version from its _version.py instead).
+    assert b"also loaded: []" in warm.stderr

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Protocol
@@ -139,13 +139,22 @@ def Unchanged(before: str, *, title: str = "", findings: int = 0, to: str | None
     return Example(before, None, findings=findings, title=title, to=to, path=path)
 
 
+def _dotted_prefixes(name: str) -> Iterator[str]:
+    """``a``, ``a.b`` for ``a.b.c``: the names ``name`` lies under."""
+    end = name.find(".")
+    while end != -1:
+        yield name[:end]
+        end = name.find(".", end + 1)
+
+
 def last_components(names: Iterable[str]) -> tuple[str, ...]:
     """The trigger words that qualified ``names`` imply. A reference to ``a.b.c`` spells every component of it, in the
     import that binds a prefix (``from a.b import c as d``, ``import a.b as x``) or at the use (``x.c``), so a file
     without ``c`` cannot reference ``a.b.c``; a name under another of ``names`` (``a.b.c.d`` beside ``a.b.c``) needs no
     word of its own."""
     unique = sorted(set(names))
-    kept = [n for n in unique if not any(n.startswith(other + ".") for other in unique)]
+    given = set(unique)
+    kept = [n for n in unique if not any(prefix in given for prefix in _dotted_prefixes(n))]
     return tuple(dict.fromkeys(name.rpartition(".")[2] for name in kept))
 
 

@@ -39,19 +39,34 @@ _SCHEMA = 3
 @cache
 def tool_fingerprint() -> str:
     """A hash of everything that decides a result: the tool's version and code, its passes, libcst, Python."""
-    from importlib import metadata
-
     digest = hashlib.sha256()
-    try:
-        version = metadata.version("libcst")  # not `import libcst`: a run the cache settles never loads it
-    except metadata.PackageNotFoundError:
-        version = "?"
-    digest.update(f"{_SCHEMA}|{__version__}|{version}|{sys.version_info[:3]}".encode())
+    digest.update(f"{_SCHEMA}|{__version__}|{_libcst_version()}|{sys.version_info[:3]}".encode())
     package = Path(__file__).resolve().parents[1]  # the torchmigrate package, passes (codemods/) included
     for file in sorted(package.rglob("*.py")):
         digest.update(file.relative_to(package).as_posix().encode())
         digest.update(file.read_bytes())
     return digest.hexdigest()
+
+
+def _libcst_version() -> str:
+    """libcst's version without importing it (a run the cache settles never loads libcst) and without
+    ``importlib.metadata`` (whose import is a tenth of a warm run on a small tree): the ``_version.py`` its releases
+    ship, read as text; the installed distribution's metadata when that file is missing."""
+    from importlib.util import find_spec
+
+    spec = find_spec("libcst")
+    if spec is not None and spec.submodule_search_locations:
+        for location in spec.submodule_search_locations:
+            try:
+                return hashlib.sha256((Path(location) / "_version.py").read_bytes()).hexdigest()
+            except OSError:
+                continue
+    from importlib import metadata
+
+    try:
+        return metadata.version("libcst")
+    except metadata.PackageNotFoundError:
+        return "?"
 
 
 def options_fingerprint(options: Options) -> str:
