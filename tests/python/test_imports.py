@@ -221,3 +221,146 @@ def test_import_removals_are_scheduled_as_libcsts_remove_imports_visitor_does(pa
             assert ours == theirs, (cst.Module([]).code_for_node(node), ours, theirs)
             compared += bool(theirs)
     assert compared > (200 if package is None else 20), compared
+
+
+# --- import removals without the scope analysis ---------------------------------------------------------------------
+
+
+def _schedules(text: str, kinds: tuple[type[cst.CSTNode], ...] = (cst.Call, cst.Attribute, cst.Name)) -> tuple[int, int]:
+    """Every node of ``kinds`` in ``text``: the scope-free schedule (where it answers) against libcst's. Returns
+    (nodes answered scope-free, nodes compared); a mismatch fails the test."""
+    from libcst.metadata import MetadataWrapper
+
+    from torchmigrate.python.codemod import (
+        REMOVE_IMPORTS_KEY,
+        PassContext,
+        module_imports,
+        remove_unused_import_by_node,
+        schedule_from_module_imports,
+    )
+
+    module = cst.parse_module(text)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    table = module_imports(module)
+    answered = compared = 0
+    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(module, [])]
+    while stack:
+        node, ancestors = stack.pop()
+        stack.extend((child, [*ancestors, node]) for child in node.children)
+        if not isinstance(node, kinds):
+            continue
+        fast = PassContext(wrapper=wrapper)
+        try:
+            took = schedule_from_module_imports(fast, node, ancestors, table)
+        except ValueError as exc:
+            took, fast_error = True, str(exc)
+        else:
+            fast_error = None
+        if not took:
+            continue
+        slow = PassContext(wrapper=wrapper)
+        try:
+            remove_unused_import_by_node(slow, node)
+        except ValueError as exc:
+            slow_error: str | None = str(exc)
+        else:
+            slow_error = None
+        answered += 1
+        compared += 1
+        # (a relative import without a package is an error either way; what was scheduled before it does not count)
+        got = fast_error or set(fast.scratch.get(REMOVE_IMPORTS_KEY, []))
+        expected = slow_error or set(slow.scratch.get(REMOVE_IMPORTS_KEY, []))
+        assert got == expected, cst.Module([]).code_for_node(node)
+    return answered, compared
+
+
+_SCOPE_FREE_CASES = {
+    # the module's imports answer: aliases, dotted imports, relative imports, a try/except fallback, attribute names
+    # and keyword names that libcst gives no scope
+    "plain": (
+        "import torch\nimport torch.nn as nn\nimport torch.cuda.amp\nfrom torch.autograd import Variable, grad as g\n"
+        "from . import sibling\nfrom os.path import *\ntry:\n    from torch.amp import autocast\nexcept ImportError:\n"
+        "    from torch.cuda.amp import autocast\n\n"
+        "def f(x):\n    y = Variable(x, requires_grad=True)\n    z = torch.cuda.amp.autocast(nn.Linear(2, 2))\n"
+        "    return g(y, Variable=1), sibling.go(x.Variable), autocast(torch.nn.functional.relu(x)[0:1])\n"
+    ),
+    # an import inside a function binds a name the node uses: libcst's scope analysis decides
+    "nested": "import torch\n\ndef f():\n    import torch\n    return torch.ones(1)\n\ny = torch.zeros(1)\n",
+    # typing.NewType's first argument is skipped by libcst's scope visitor
+    "typing": "from typing import NewType as NT\nimport torch\n\nT = NT(torch.x, int)\nU = typing.NewType(torch.y, int)\n",
+    # a lambda has a scope of its own
+    "lambda": "import torch\n\nf = lambda torch: torch.ones(1)\ng = torch.ones(2)\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_SCOPE_FREE_CASES))
+def test_the_scope_free_schedule_is_libcsts_where_it_answers(name: str) -> None:
+    answered, _ = _schedules(_SCOPE_FREE_CASES[name])
+    assert answered > 0
+
+
+def test_the_scope_free_schedule_leaves_to_libcst_what_a_scope_could_change() -> None:
+    from libcst.metadata import MetadataWrapper
+
+    from torchmigrate.python.codemod import PassContext, module_imports, schedule_from_module_imports
+
+    def takes(text: str, expression: str) -> bool:
+        module = cst.parse_module(text)
+        found = [(n, a) for n, a in _walk(module) if cst.Module([]).code_for_node(n) == expression]
+        context = PassContext(wrapper=MetadataWrapper(module, unsafe_skip_copy=True))
+        node, ancestors = found[-1]
+        return schedule_from_module_imports(context, node, ancestors, module_imports(module))
+
+    nested = _SCOPE_FREE_CASES["nested"]
+    assert not takes(nested, "torch.zeros(1)")  # the function's own `import torch` could answer for a name `torch`
+    assert takes("import torch\n\ndef f():\n    import numpy\n\ny = torch.zeros(1)\n", "torch.zeros(1)")
+    assert not takes(_SCOPE_FREE_CASES["typing"], "NT(torch.x, int)")  # libcst skips NewType's first argument
+    assert not takes(_SCOPE_FREE_CASES["typing"], "torch.x")
+    assert not takes(_SCOPE_FREE_CASES["lambda"], "lambda torch: torch.ones(1)")  # not a plain expression
+    assert takes(_SCOPE_FREE_CASES["lambda"], "torch.ones(2)")
+    assert not takes("import torch.nn as nn\n", "nn")  # in an import statement: no scope
+    assert not takes("import torch\n\nx.Variable(1)\n", "Variable")  # an attribute's name: no scope
+    assert not takes("import torch\n\nf(torch=1)\n", "torch")  # a keyword argument's name: no scope
+
+
+def _walk(module: cst.CSTNode) -> list[tuple[cst.CSTNode, list[cst.CSTNode]]]:
+    out: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = []
+    stack: list[tuple[cst.CSTNode, list[cst.CSTNode]]] = [(module, [])]
+    while stack:
+        node, ancestors = stack.pop()
+        out.append((node, ancestors))
+        stack.extend((child, [*ancestors, node]) for child in node.children)
+    return out
+
+
+def test_the_scope_free_schedule_is_libcsts_on_real_files() -> None:
+    torch = pytest.importorskip("torch")
+    from pathlib import Path
+
+    root = Path(torch.__file__).parent
+    files = sorted(p for p in root.rglob("*.py") if 2_000 < p.stat().st_size < 40_000)[::60]
+    answered = compared = 0
+    for path in files:
+        a, c = _schedules(path.read_text(encoding="utf-8"), (cst.Call,))
+        answered, compared = answered + a, compared + c
+    assert len(files) > 15 and answered > 500
+
+
+def test_passes_drop_imports_without_the_scope_analysis_and_as_libcst_would() -> None:
+    # Every removal a pass schedules on its examples, with the check on: where the scope-free schedule was taken, it
+    # is compared with libcst's (on a wrapper of its own, so the check does not switch the scope-free path off).
+    from torchmigrate.core.fixes import APPLY_ALL
+    from torchmigrate.core.registry import all_passes
+    from torchmigrate.python.transform import CHECK_IMPORT_SCHEDULE
+
+    CHECK_IMPORT_SCHEDULE.enabled, CHECK_IMPORT_SCHEDULE.fast, CHECK_IMPORT_SCHEDULE.mismatches = True, 0, []
+    try:
+        for pass_ in all_passes():
+            if pass_.files != "python":
+                continue
+            for example in pass_.examples:
+                migrate_text(example.before, [pass_], gate=APPLY_ALL, precheck=False)
+        assert CHECK_IMPORT_SCHEDULE.mismatches == []
+        assert CHECK_IMPORT_SCHEDULE.fast > 50
+    finally:
+        CHECK_IMPORT_SCHEDULE.enabled = False

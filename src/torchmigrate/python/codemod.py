@@ -10,12 +10,15 @@ first call that adds an import.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
 from libcst.helpers import get_absolute_module_from_package_for_import, get_full_name_for_node
-from libcst.metadata import Assignment, ScopeProvider
+from libcst.metadata import Assignment, BatchableMetadataProvider, ScopeProvider
+from libcst.metadata.base_provider import BaseMetadataProvider
 
 if TYPE_CHECKING:
     from libcst.codemod import CodemodContext
@@ -29,12 +32,29 @@ __all__ = [
     "codemod_context",
     "new_context",
     "remove_unused_import_by_node",
+    "resolve_metadata",
 ]
+
+_T = TypeVar("_T")
 
 ADD_IMPORTS_KEY = "AddImportsVisitor"
 """Where ``AddImportsVisitor`` keeps the imports scheduled in ``context.scratch`` (its ``CONTEXT_KEY``)."""
 REMOVE_IMPORTS_KEY = "RemoveImportsVisitor"
 """Where ``RemoveImportsVisitor`` keeps the removals scheduled in ``context.scratch`` (its ``CONTEXT_KEY``)."""
+
+
+def resolve_metadata(wrapper: MetadataWrapper, key: type[BaseMetadataProvider[_T]]) -> Mapping[cst.CSTNode, _T]:
+    """``wrapper.resolve(key)``, without the visit of the whole tree that libcst's resolver makes for a provider that
+    is not batchable: it generates such a provider (``PositionProvider``: a codegen of the module) and then visits the
+    tree with an empty batch of visitors, about 40% of ``PositionProvider``'s cost. The mapping is the one libcst
+    generates, kept where the wrapper keeps it, so a later ``resolve`` of the same wrapper reuses it."""
+    known: MutableMapping[Any, Any] = wrapper._metadata
+    if key in known:
+        return cast("Mapping[cst.CSTNode, _T]", known[key])
+    if issubclass(key, BatchableMetadataProvider) or key.METADATA_DEPENDENCIES or key.gen_cache:
+        return wrapper.resolve(key)
+    table = known[key] = key()._gen(wrapper)  # what libcst's _resolve_impl stores for it
+    return cast("Mapping[cst.CSTNode, _T]", table)
 
 
 @dataclass(frozen=True)
@@ -161,3 +181,152 @@ class _ImportsOf(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._schedule(node)
+
+
+# --- import removals without the scope analysis ------------------------------------------------------------------
+#
+# ``_ImportsOf`` asks libcst's scope analysis (the costliest metadata: a third of the libcst time of torch's own
+# sources went to the removals of five files) which imports bind each name inside the node. When no import inside a
+# function or class binds any of those names, the only imports that can answer are the module's own, which every
+# scope chain ends in: the schedule follows from a walk of the module's statements. That needs the names libcst gives
+# a scope to be known without it, which holds for plain expressions (below): every name but an attribute's ``attr``
+# and a keyword argument's name. Anything else falls back to libcst (``tests/python/test_imports.py`` compares both).
+
+_PLAIN_PARTS = (
+    cst.Name, cst.Attribute, cst.Call, cst.Arg, cst.Subscript, cst.SubscriptElement, cst.Index, cst.Slice,
+    cst.Tuple, cst.List, cst.Element, cst.StarredElement, cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+    cst.ConcatenatedString, cst.BinaryOperation, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
+    cst.ComparisonTarget, cst.BaseBinaryOp, cst.BaseUnaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.Ellipsis,
+    cst.Comma, cst.Dot, cst.Colon, cst.AssignEqual, cst.LeftParen, cst.RightParen, cst.LeftSquareBracket,
+    cst.RightSquareBracket, cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.TrailingWhitespace, cst.EmptyLine,
+    cst.Newline, cst.Comment,
+)
+# libcst's scope visitor skips the first argument of a call to these (by qualified name; any alias counts here).
+_TYPING_CALLS = frozenset({"NewType", "TypeVar"})
+
+ImportStatement = cst.Import | cst.ImportFrom
+
+
+@dataclass
+class ModuleImports:
+    """The import statements of a module by the names libcst's scope analysis records for them (``import a.b``:
+    ``a.b`` and ``a``): ``own``, those of the module's own scope; ``nested``, the names imports inside functions and
+    classes record; ``typing_aliases``, local names bound to ``typing.NewType`` / ``TypeVar``."""
+
+    own: dict[str, list[ImportStatement]] = field(default_factory=dict)
+    nested: set[str] = field(default_factory=set)
+    typing_aliases: set[str] = field(default_factory=set)
+
+
+def module_imports(module: cst.Module) -> ModuleImports:
+    """A walk of ``module``'s statements (no expression is visited)."""
+    found = ModuleImports()
+    pending: list[tuple[cst.CSTNode, bool]] = [(statement, True) for statement in module.body]
+    while pending:
+        node, own = pending.pop()
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                if isinstance(small, (cst.Import, cst.ImportFrom)):
+                    _record_import(found, small, own)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            pending.extend((child, False) for child in _statements_of(node))
+        elif isinstance(node, cst.BaseCompoundStatement):
+            pending.extend((child, own) for child in _statements_of(node))
+    return found
+
+
+def _statements_of(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements directly inside a compound statement: those of its suites, of its ``else`` / ``finally`` /
+    ``except`` / ``case`` clauses, and an ``elif`` (an ``If`` of its own)."""
+    out: list[cst.CSTNode] = []
+    for child in node.children:
+        if isinstance(child, cst.IndentedBlock):
+            out.extend(child.body)
+        elif isinstance(child, cst.SimpleStatementSuite):
+            out.append(cst.SimpleStatementLine(body=child.body))
+        elif isinstance(child, cst.BaseCompoundStatement):
+            out.append(child)
+        elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
+            out.extend(_statements_of(child))
+    return out
+
+
+def _record_import(found: ModuleImports, statement: ImportStatement, own: bool) -> None:
+    if isinstance(statement.names, cst.ImportStar):
+        return  # libcst records nothing for a star import
+    source = get_full_name_for_node(statement.module) if isinstance(statement, cst.ImportFrom) and statement.module else None
+    for alias in statement.names:
+        target = alias.asname.name if alias.asname is not None else alias.name
+        if not isinstance(target, (cst.Name, cst.Attribute)):
+            continue
+        names = _dotted_names(target)
+        if source in ("typing", "typing_extensions") and alias.evaluated_name in _TYPING_CALLS:
+            found.typing_aliases.update(names)
+        for name in names:
+            if own:
+                found.own.setdefault(name, []).append(statement)
+            else:
+                found.nested.add(name)
+
+
+def _dotted_names(node: cst.Name | cst.Attribute) -> list[str]:
+    """``a.b.c``, ``a.b``, ``a``: the names libcst records for an imported dotted name."""
+    full = get_full_name_for_node(node) or ""
+    parts = full.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
+
+
+def schedule_from_module_imports(
+    context: PassContext, node: cst.CSTNode, ancestors: Sequence[cst.CSTNode], imports: ModuleImports
+) -> bool:
+    """Schedule what :func:`remove_unused_import_by_node` would for ``node`` — a node of the tree being visited,
+    below ``ancestors`` (the module first) — without the scope analysis, when that is certain to give the same
+    schedule; ``False`` (nothing scheduled) when it is not: ``node`` is not a plain expression, it lies where libcst
+    gives no scope (in an import statement, an attribute's name, a keyword argument's name, ``typing.NewType``'s first
+    argument), or an import inside a function or class binds one of its names."""
+    path = [*ancestors, node]
+    for parent, child in pairwise(path):
+        if isinstance(parent, _UNSCOPED_CONTEXTS) or _unscoped_child(parent, child):
+            return False
+        if isinstance(parent, cst.Call) and _typing_call(parent, imports):
+            return False
+    names: list[str] = []
+    pending: list[cst.CSTNode] = [node]
+    while pending:
+        current = pending.pop()
+        if not isinstance(current, _PLAIN_PARTS) or (isinstance(current, cst.Call) and _typing_call(current, imports)):
+            return False
+        if isinstance(current, (cst.Name, cst.Attribute)):
+            full = get_full_name_for_node(current)
+            if full is not None:
+                if full in imports.nested:
+                    return False
+                names.append(full)
+        pending.extend(child for child in current.children if not _unscoped_child(current, child))
+    for full in names:
+        for statement in imports.own.get(full, ()):
+            _schedule_statement(context, statement, full)
+    return True
+
+
+_UNSCOPED_CONTEXTS = (cst.Import, cst.ImportFrom, cst.ImportAlias, cst.Global, cst.Nonlocal, cst.NameItem)
+
+
+def _unscoped_child(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
+    """Whether libcst's scope visitor leaves ``child`` of ``parent`` unvisited (no scope, so nothing to schedule):
+    an attribute's name, a keyword argument's name."""
+    if isinstance(parent, cst.Attribute):
+        return child is parent.attr
+    if isinstance(parent, cst.Arg):
+        return child is parent.keyword
+    return False
+
+
+def _typing_call(call: cst.Call, imports: ModuleImports) -> bool:
+    full = get_full_name_for_node(call.func)
+    return full is not None and (full.rpartition(".")[2] in _TYPING_CALLS or full in imports.typing_aliases)
+
+
+def scope_resolved(wrapper: MetadataWrapper | None) -> bool:
+    """Whether libcst's scope analysis of ``wrapper``'s module is already done (then asking it costs nothing)."""
+    return wrapper is not None and ScopeProvider in wrapper._metadata

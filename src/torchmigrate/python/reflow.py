@@ -31,6 +31,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from torchmigrate.core.registry import Layout
 from torchmigrate.core.text import split_lines
+from torchmigrate.python.codemod import resolve_metadata
 from torchmigrate.python.helpers import dotted_name, find_all
 from torchmigrate.python.linesplit import split_statement
 
@@ -55,7 +56,7 @@ def reflow(module: cst.Module, old_text: str, layout: Layout) -> cst.Module:
     if not long and layout.formatter is None:
         return module
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
+    positions = resolve_metadata(wrapper, PositionProvider)
     replacements: dict[int, _Statement] = {}
     elifs: set[int] = set()
     for statement in _statements(wrapper.module, elifs):

@@ -9,7 +9,7 @@ leaves unused goes away. Declarative renames live in :mod:`torchmigrate.python.r
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import libcst as cst
@@ -17,6 +17,7 @@ from libcst._metadata_dependent import LazyValue
 from libcst.metadata import (
     BaseMetadataProvider,
     GlobalScope,
+    MetadataWrapper,
     ParentNodeProvider,
     PositionProvider,
     QualifiedName,
@@ -29,8 +30,14 @@ from torchmigrate.core.results import Edit, Finding
 from torchmigrate.python.codemod import (
     ADD_IMPORTS_KEY,
     REMOVE_IMPORTS_KEY,
+    ModuleImports,
+    PassContext,
     add_needed_import,
+    module_imports,
     remove_unused_import_by_node,
+    resolve_metadata,
+    schedule_from_module_imports,
+    scope_resolved,
 )
 from torchmigrate.python.fastnames import UNKNOWN, FastNames
 from torchmigrate.python.guards import guarded_imports, is_version_guard, version_flags
@@ -62,11 +69,35 @@ class _CheckFastNames:
 
 
 CHECK_FAST_NAMES = _CheckFastNames()
+
+
+class _CheckVisitedParents:
+    """Tests turn this on: the parent the visit stack gives each visited node is compared with libcst's
+    ``ParentNodeProvider`` (``checked`` counts the nodes; ``answered`` the parent questions the stack answered)."""
+
+    enabled = False
+    checked = 0
+    answered = 0
+    mismatches: list[tuple[str, str, str]] = []  # (node, the stack's parent, libcst's)
+
+
+CHECK_VISITED_PARENTS = _CheckVisitedParents()
+
+
+class _CheckImportSchedule:
+    """Tests turn this on: ``drop_imports_of`` computes libcst's schedule as well wherever it took the scope-free
+    one, and records both when they differ (``fast`` counts the scope-free schedules)."""
+
+    enabled = False
+    fast = 0
+    mismatches: list[tuple[str, object, object]] = []  # (node, scope-free schedule, libcst's)
+
+
+CHECK_IMPORT_SCHEDULE = _CheckImportSchedule()
 _M = TypeVar("_M")
 
 if TYPE_CHECKING:
     from torchmigrate.core.passes import Pass
-    from torchmigrate.python.codemod import PassContext
 
 __all__ = [
     "CallContext",
@@ -213,13 +244,41 @@ class PassTransformer(cst.CSTTransformer):
         self._guarded_names: frozenset[str] = frozenset()
         self._unscoped: set[int] = set()  # ids of nodes libcst gives no scope (see _mark_unscoped)
         self._binding_sites: set[int] = set()  # ids of the names of parameters, definitions, `as` targets, patterns
+        # The nodes being visited, root first: the current node and its ancestors. Their parents are what
+        # ParentNodeProvider would say (libcst visits a node's children from the node itself), so the walks up from the
+        # current node that passes make need no extra visit of the whole tree. See _visited_parent.
+        self._visiting: list[cst.CSTNode] = []
+        self._module_import_table: ModuleImports | None = None
+
+    def _visited_parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        """The parent of ``node`` when it is the current node or one of its ancestors (else ``None``: ask libcst)."""
+        visiting = self._visiting
+        for index in range(len(visiting) - 1, 0, -1):
+            if visiting[index] is node:
+                return visiting[index - 1]
+        return None
+
+    def _check_visited_parent(self, node: cst.CSTNode) -> None:
+        wrapper = self.context.wrapper
+        if wrapper is None:
+            return
+        expected = resolve_metadata(wrapper, ParentNodeProvider).get(node)  # not kept in self.metadata: the stack stays in use
+        got = self._visited_parent(node)
+        CHECK_VISITED_PARENTS.checked += 1
+        if got is not expected:
+            CHECK_VISITED_PARENTS.mismatches.append((type(node).__name__, type(got).__name__, type(expected).__name__))
 
     def get_metadata(self, key: type[BaseMetadataProvider[_M]], node: cst.CSTNode, default: _M = _UNDEFINED) -> _M:
+        if key is ParentNodeProvider and ParentNodeProvider not in self.metadata:
+            parent = self._visited_parent(node)
+            if parent is not None:
+                CHECK_VISITED_PARENTS.answered += CHECK_VISITED_PARENTS.enabled
+                return cast(_M, parent)
         if key in self.LAZY_METADATA and key not in self.metadata:
             wrapper = self.context.wrapper
             if wrapper is None:
                 raise KeyError(f"{key.__name__}: no MetadataWrapper")
-            self.metadata = {**self.metadata, key: wrapper.resolve(key)}
+            self.metadata = {**self.metadata, key: resolve_metadata(wrapper, key)}
         if key in self.LAZY_METADATA:
             table = self.metadata[key]
             value = table[node] if default is _UNDEFINED else table.get(node, default)
@@ -236,6 +295,9 @@ class PassTransformer(cst.CSTTransformer):
 
     # Guarded legacy code is skipped whole.
     def on_visit(self, node: cst.CSTNode) -> bool:
+        self._visiting.append(node)  # popped by on_leave, which libcst calls for every node it calls this for
+        if CHECK_VISITED_PARENTS.enabled:
+            self._check_visited_parent(node)
         if isinstance(node, self._GUARDS) and self.is_guard(node):
             return False
         if self.fast_names is not None and isinstance(node, _UNSCOPED_PARTS):
@@ -282,6 +344,12 @@ class PassTransformer(cst.CSTTransformer):
     _WIDE = (cst.Module, cst.BaseSuite, cst.BaseCompoundStatement)
 
     def on_leave(self, original_node: _Node, updated_node: _Node) -> _Node | cst.RemovalSentinel:
+        try:
+            return self._leave(original_node, updated_node)
+        finally:
+            self._visiting.pop()
+
+    def _leave(self, original_node: _Node, updated_node: _Node) -> _Node | cst.RemovalSentinel:
         if not self.sink.suppressed or isinstance(original_node, self._WIDE):
             return cast("_Node | cst.RemovalSentinel", cst.CSTTransformer.on_leave(self, original_node, updated_node))
         scratch = self.context.scratch
@@ -518,7 +586,62 @@ class PassTransformer(cst.CSTTransformer):
 
     def drop_imports_of(self, node: cst.CSTNode) -> None:
         """Remove imports that ``node`` referenced once nothing else uses them."""
+        if not isinstance(node, (cst.Import, cst.ImportFrom)) and not scope_resolved(self.context.wrapper):
+            ancestors = self._visited_ancestors(node)
+            if ancestors is not None and schedule_from_module_imports(self.context, node, ancestors, self._imports()):
+                if CHECK_IMPORT_SCHEDULE.enabled:
+                    self._check_import_schedule(node, ancestors)
+                return
         remove_unused_import_by_node(self.context, node)
+
+    def _check_import_schedule(self, node: cst.CSTNode, ancestors: list[cst.CSTNode]) -> None:
+        """Both schedules of ``node`` on scratch contexts; libcst's from a wrapper of its own, so that the scope
+        analysis it resolves does not switch the scope-free path off for the rest of the file."""
+        wrapper = self.context.wrapper
+        assert wrapper is not None
+        reference = getattr(self, "_reference_wrapper", None)
+        if reference is None:
+            reference = self._reference_wrapper = MetadataWrapper(wrapper.module, unsafe_skip_copy=True)
+        fast = replace(self.context, scratch={}, warnings=[])
+        slow = replace(self.context, scratch={}, warnings=[], wrapper=reference)
+        schedule_from_module_imports(fast, node, ancestors, self._imports())
+        remove_unused_import_by_node(slow, node)
+        CHECK_IMPORT_SCHEDULE.fast += 1
+        got, expected = (set(c.scratch.get(REMOVE_IMPORTS_KEY, [])) for c in (fast, slow))
+        if got != expected:
+            CHECK_IMPORT_SCHEDULE.mismatches.append((code_of(node), got, expected))
+
+    def _imports(self) -> ModuleImports:
+        if self._module_import_table is None:
+            module = self.context.module
+            self._module_import_table = module_imports(module) if module is not None else ModuleImports()
+        return self._module_import_table
+
+    def _visited_ancestors(self, node: cst.CSTNode, budget: int = 4000) -> list[cst.CSTNode] | None:
+        """The ancestors of ``node`` (the module first) when it is a node of the tree being visited: the current
+        node, one of its ancestors or a node below the current one (found looking at no more than ``budget`` nodes);
+        ``None`` otherwise (a node a pass built, say)."""
+        visiting = self._visiting
+        if not visiting:
+            return None
+        for index in range(len(visiting) - 1, -1, -1):
+            if visiting[index] is node:
+                return visiting[:index]
+        parents: dict[int, cst.CSTNode] = {}
+        pending: list[cst.CSTNode] = [visiting[-1]]
+        while pending and budget > 0:
+            current = pending.pop()
+            if current is node:
+                path: list[cst.CSTNode] = []
+                while current is not visiting[-1]:
+                    current = parents[id(current)]
+                    path.append(current)
+                return [*visiting[:-1], *reversed(path)]
+            budget -= 1
+            for child in current.children:
+                parents[id(child)] = current
+                pending.append(child)
+        return None
 
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock) -> cst.IndentedBlock:
         # Removing statements must never leave a block empty: that would not parse.
