@@ -309,7 +309,11 @@ def schedule_from_module_imports(
     return True
 
 
-_UNSCOPED_CONTEXTS = (cst.Import, cst.ImportFrom, cst.ImportAlias, cst.Global, cst.Nonlocal, cst.NameItem)
+# Where libcst gives the names below no scope, or visits them its own way: import statements, ``global`` /
+# ``nonlocal``, and (left to libcst, to be safe) type parameters and ``type`` aliases.
+_UNSCOPED_CONTEXTS = (cst.Import, cst.ImportFrom, cst.ImportAlias, cst.Global, cst.Nonlocal, cst.NameItem) + tuple(
+    getattr(cst, name) for name in ("TypeAlias", "TypeParam", "TypeVar", "TypeVarTuple", "ParamSpec") if hasattr(cst, name)
+)
 
 
 def _unscoped_child(parent: cst.CSTNode, child: cst.CSTNode) -> bool:
