@@ -139,7 +139,7 @@ def Unchanged(before: str, *, title: str = "", findings: int = 0, to: str | None
     return Example(before, None, findings=findings, title=title, to=to, path=path)
 
 
-def _dotted_prefixes(name: str) -> Iterator[str]:
+def dotted_prefixes(name: str) -> Iterator[str]:
     """``a``, ``a.b`` for ``a.b.c``: the names ``name`` lies under."""
     end = name.find(".")
     while end != -1:
@@ -154,7 +154,7 @@ def last_components(names: Iterable[str]) -> tuple[str, ...]:
     word of its own."""
     unique = sorted(set(names))
     given = set(unique)
-    kept = [n for n in unique if not any(prefix in given for prefix in _dotted_prefixes(n))]
+    kept = [n for n in unique if not any(prefix in given for prefix in dotted_prefixes(n))]
     return tuple(dict.fromkeys(name.rpartition(".")[2] for name in kept))
 
 

@@ -20,6 +20,8 @@ from libcst.helpers import get_absolute_module_from_package_for_import, get_full
 from libcst.metadata import Assignment, BatchableMetadataProvider, ScopeProvider
 from libcst.metadata.base_provider import BaseMetadataProvider
 
+from torchmigrate.core.passes import dotted_prefixes
+
 if TYPE_CHECKING:
     from libcst.codemod import CodemodContext
     from libcst.metadata import MetadataWrapper
@@ -219,36 +221,20 @@ class ModuleImports:
 
 
 def module_imports(module: cst.Module) -> ModuleImports:
-    """A walk of ``module``'s statements (no expression is visited)."""
+    """A walk of ``module``'s statements: the children of every node but expressions (no expression holds an import),
+    the body of a statement line read directly."""
     found = ModuleImports()
-    pending: list[tuple[cst.CSTNode, bool]] = [(statement, True) for statement in module.body]
+    pending: list[tuple[cst.CSTNode, bool]] = [(module, True)]
     while pending:
         node, own = pending.pop()
-        if isinstance(node, cst.SimpleStatementLine):
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             for small in node.body:
                 if isinstance(small, (cst.Import, cst.ImportFrom)):
                     _record_import(found, small, own)
-        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            pending.extend((child, False) for child in _statements_of(node))
-        elif isinstance(node, cst.BaseCompoundStatement):
-            pending.extend((child, own) for child in _statements_of(node))
+            continue
+        inner = own and not isinstance(node, (cst.FunctionDef, cst.ClassDef))
+        pending.extend((child, inner) for child in node.children if not isinstance(child, cst.BaseExpression))
     return found
-
-
-def _statements_of(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The statements directly inside a compound statement: those of its suites, of its ``else`` / ``finally`` /
-    ``except`` / ``case`` clauses, and an ``elif`` (an ``If`` of its own)."""
-    out: list[cst.CSTNode] = []
-    for child in node.children:
-        if isinstance(child, cst.IndentedBlock):
-            out.extend(child.body)
-        elif isinstance(child, cst.SimpleStatementSuite):
-            out.append(cst.SimpleStatementLine(body=child.body))
-        elif isinstance(child, cst.BaseCompoundStatement):
-            out.append(child)
-        elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler, cst.ExceptStarHandler, cst.MatchCase)):
-            out.extend(_statements_of(child))
-    return out
 
 
 def _record_import(found: ModuleImports, statement: ImportStatement, own: bool) -> None:
@@ -272,8 +258,7 @@ def _record_import(found: ModuleImports, statement: ImportStatement, own: bool) 
 def _dotted_names(node: cst.Name | cst.Attribute) -> list[str]:
     """``a.b.c``, ``a.b``, ``a``: the names libcst records for an imported dotted name."""
     full = get_full_name_for_node(node) or ""
-    parts = full.split(".")
-    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
+    return [full, *reversed(list(dotted_prefixes(full)))]
 
 
 def schedule_from_module_imports(

@@ -250,13 +250,18 @@ class PassTransformer(cst.CSTTransformer):
         self._visiting: list[cst.CSTNode] = []
         self._module_import_table: ModuleImports | None = None
 
+    def _visiting_index(self, node: cst.CSTNode) -> int | None:
+        """Where ``node`` is on the stack of nodes being visited (it is the current node or one of its ancestors)."""
+        visiting = self._visiting
+        for index in range(len(visiting) - 1, -1, -1):
+            if visiting[index] is node:
+                return index
+        return None
+
     def _visited_parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The parent of ``node`` when it is the current node or one of its ancestors (else ``None``: ask libcst)."""
-        visiting = self._visiting
-        for index in range(len(visiting) - 1, 0, -1):
-            if visiting[index] is node:
-                return visiting[index - 1]
-        return None
+        index = self._visiting_index(node)
+        return self._visiting[index - 1] if index else None
 
     def _check_visited_parent(self, node: cst.CSTNode) -> None:
         wrapper = self.context.wrapper
@@ -624,9 +629,9 @@ class PassTransformer(cst.CSTTransformer):
         visiting = self._visiting
         if not visiting:
             return None
-        for index in range(len(visiting) - 1, -1, -1):
-            if visiting[index] is node:
-                return visiting[:index]
+        index = self._visiting_index(node)
+        if index is not None:
+            return visiting[:index]
         parents: dict[int, cst.CSTNode] = {}
         pending: list[cst.CSTNode] = [visiting[-1]]
         while pending and budget > 0:
