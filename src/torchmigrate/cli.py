@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, BinaryIO
@@ -24,7 +24,7 @@ from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
 from torchmigrate.run import config, trees
 from torchmigrate.run.bulk import BulkRun, GitPlan, RepoOutcome, read_repo_list
-from torchmigrate.run.plan import selection_warnings
+from torchmigrate.run.plan import ProjectReads, selection_warnings
 from torchmigrate.run.runner import Runner
 
 if TYPE_CHECKING:
@@ -170,8 +170,9 @@ def migrate(
     overrides = config.Overrides(
         to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or (), unsafe_fixes, min_torch
     )
+    reads = ProjectReads()  # each project's requirements, CI and style files: read once for the whole run
     request = Request(
-        plans=_plans(all_paths, overrides, config_file, isolated),
+        plans=_plans(all_paths, overrides, config_file, isolated, reads),
         mode="diff" if diff else "check" if check else "write",
         output_format=output_format,
         output_file=output_file,
@@ -185,6 +186,7 @@ def migrate(
         ray_address=ray_address,
         split_by_pass=split_by_pass,
         report_html=report_html,
+        reads=reads,
     )
     raise typer.Exit(_run(request))
 
@@ -285,7 +287,9 @@ def _no_path_message(to: str | None, config_file: Path | None, isolated: bool) -
     return message
 
 
-def _plans(paths: list[Path], overrides: config.Overrides, config_file: Path | None, isolated: bool) -> list[config.RootPlan]:
+def _plans(
+    paths: list[Path], overrides: config.Overrides, config_file: Path | None, isolated: bool, reads: ProjectReads
+) -> list[config.RootPlan]:
     """One plan per PATH (its configuration and options). ``--select`` of a pass the run cannot apply is an error
     (``make_options``), or a warning for a PATH whose ``--from`` is read from its torch pin."""
     try:
@@ -293,7 +297,7 @@ def _plans(paths: list[Path], overrides: config.Overrides, config_file: Path | N
     except (config.ConfigError, VersionError, ValueError) as exc:
         raise _fail(str(exc)) from None
     for root_plan in plans:
-        for line in selection_warnings(root_plan.root, root_plan.options, root_plan.detect_from):
+        for line in selection_warnings(root_plan.root, root_plan.options, root_plan.detect_from, reads):
             typer.echo(f"migrate: warning: {line}", err=True)
     return plans
 
@@ -316,6 +320,7 @@ class Request:
     ray_address: str | None
     split_by_pass: Path | None = None
     report_html: Path | None = None
+    reads: ProjectReads = field(default_factory=ProjectReads)
 
     @property
     def write(self) -> bool:
@@ -332,11 +337,12 @@ def _run(request: Request) -> int:
     plans = [repo.plans[0] for repo in repos]
     bulk = BulkRun(
         [(repo.root, repo.plans[0].options, repo.plans[0].detect_from) for repo in repos],
-        lambda index: config.tasks(repos[index].plans),
+        lambda index: config.tasks(repos[index].plans, request.reads),
         write=request.write,
         runner=runner,
         git=request.git,
         split_by_pass=request.split_by_pass is not None,
+        reads=request.reads,
     )
     writer = None
     if request.report is not None:

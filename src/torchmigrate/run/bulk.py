@@ -19,7 +19,7 @@ from pathlib import Path
 from torchmigrate.core.registry import Options, get_pass
 from torchmigrate.core.results import FileResult, Summary
 from torchmigrate.run import gitops, perpass
-from torchmigrate.run.plan import plan_tasks, root_options
+from torchmigrate.run.plan import ProjectReads, plan_tasks
 from torchmigrate.run.runner import Runner, Task
 
 __all__ = ["GitPlan", "RepoOutcome", "BulkRun", "commit_message", "read_repo_list"]
@@ -131,16 +131,23 @@ class BulkRun:
         runner: Runner,
         git: GitPlan | None = None,
         split_by_pass: bool = False,
+        reads: ProjectReads | None = None,
     ) -> None:
         """``roots``: (PATH, its options, whether ``--from`` comes from its torch pin). ``planner(i)``: the tasks of
         root ``i`` (default: every source file under it). ``split_by_pass``: also replay each changed file pass by pass
-        into :attr:`RepoOutcome.pass_files` (for ``--split-by-pass``; a commit per pass does it anyway)."""
+        into :attr:`RepoOutcome.pass_files` (for ``--split-by-pass``; a commit per pass does it anyway). ``reads``: the
+        run's project readings, to share with ``planner`` (each project is read here, before anything is written)."""
         self.paths = [Path(root) for root, _, _ in roots]
         self.write = write
         self.runner = runner
         self.git = git if git is not None and (git.branch or git.commit) else None
-        self.repos = [RepoOutcome(path=str(root), options=root_options(root, options, detect)) for root, options, detect in roots]
-        self._planner = planner or (lambda index: plan_tasks([self.paths[index]], self.repos[index].options, False))
+        self.reads = reads or ProjectReads()
+        self.repos = [
+            RepoOutcome(path=str(root), options=self.reads.options(root, options, detect)) for root, options, detect in roots
+        ]
+        self._planner = planner or (
+            lambda index: plan_tasks([self.paths[index]], self.repos[index].options, False, reads=self.reads)
+        )
         self._on_branch: set[Path] = set()
         self.split_by_pass = split_by_pass or (self.git is not None and self.git.commit and self.git.per_pass)
 

@@ -130,8 +130,10 @@ def detect_layout(start: Path) -> Layout:
     seen_pyproject = seen_ruff = seen_flake8 = seen_precommit = False
     for folder in _folders(start):
         pyproject = folder / "pyproject.toml"
-        if not seen_pyproject and pyproject.is_file():
-            data = _toml(pyproject)
+        wanted = not seen_pyproject or yapf is None
+        project_data = _toml(pyproject) if wanted and pyproject.is_file() else None  # once, for black, ruff and yapf
+        if not seen_pyproject and project_data is not None:
+            data = project_data
             if data is not None:
                 seen_pyproject = True
                 black_table = _table(data, "tool", "black")
@@ -178,9 +180,8 @@ def detect_layout(start: Path) -> Layout:
         for name in ("setup.cfg", "tox.ini", ".style.yapf"):
             if yapf is None and (folder / name).is_file():
                 yapf = _yapf(folder / name)
-        if yapf is None and pyproject.is_file():
-            data = _toml(pyproject)
-            table = _table(data, "tool", "yapf") if data is not None else None
+        if yapf is None and project_data is not None:
+            table = _table(project_data, "tool", "yapf")
             if table is not None:
                 yapf = _yapf_limit({str(k).lower().replace("-", "_"): str(v) for k, v in table.items()})
     if flake8 is None and flake8_hook:

@@ -30,7 +30,7 @@ from pathspec import GitIgnoreSpec
 
 from torchmigrate.core.registry import Options, unknown_ids
 from torchmigrate.core.versions import VersionError, parse_version
-from torchmigrate.run.plan import make_options, plan_tasks
+from torchmigrate.run.plan import ProjectReads, make_options, plan_tasks
 from torchmigrate.run.runner import Task
 
 if sys.version_info >= (3, 11):
@@ -307,8 +307,9 @@ def plan(paths: Sequence[Path], overrides: Overrides, config_file: Path | None =
     return plans
 
 
-def tasks(plans: Sequence[RootPlan]) -> Iterator[Task]:
-    """One task per source file under each planned root, with that file's options.
+def tasks(plans: Sequence[RootPlan], reads: ProjectReads | None = None) -> Iterator[Task]:
+    """One task per source file under each planned root, with that file's options (``reads``: the run's project
+    readings, see :class:`~torchmigrate.run.plan.ProjectReads`).
 
     Files come from :func:`torchmigrate.api.plan_tasks` (discovery and the ``--from`` pin); ``exclude`` patterns then
     drop files, also files named directly, and ``per-file-ignores`` adjust each file's options.
@@ -316,7 +317,7 @@ def tasks(plans: Sequence[RootPlan]) -> Iterator[Task]:
     for root_plan in plans:
         patterns = root_plan.excludes()
         excluded = GitIgnoreSpec.from_lines(patterns) if patterns else None
-        for task in plan_tasks([root_plan.root], root_plan.options, root_plan.detect_from):
+        for task in plan_tasks([root_plan.root], root_plan.options, root_plan.detect_from, reads=reads):
             if excluded is not None:
                 relative = _relative(task.path, root_plan.config.base)
                 if relative is not None and excluded.match_file(relative):

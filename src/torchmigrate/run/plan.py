@@ -67,16 +67,42 @@ def _check_selection(chosen: frozenset[str] | None, start: Version, target: Vers
         raise ValueError(f"--select names a pass that --from {start} does not run: {named}; lower --from or drop it")
 
 
-def selection_warnings(root: str | os.PathLike[str], options: Options, detect_from: bool) -> list[str]:
-    """Why a ``--select``ed pass does nothing under ``root``, whose ``--from`` comes from its torch pin (one line each)."""
+def selection_warnings(
+    root: str | os.PathLike[str], options: Options, detect_from: bool, reads: ProjectReads | None = None
+) -> list[str]:
+    """Why a ``--select``ed pass does nothing under ``root``, whose ``--from`` comes from its torch pin (one line each).
+    ``reads``: the run's project readings (else the project is read for this call)."""
     if not detect_from or not options.select:
         return []
-    chosen = root_options(root, options, detect_from)
+    chosen = (reads or ProjectReads()).options(root, options, detect_from)
     return [
         f"--select {p.id} does nothing for {Path(root).as_posix()}: {why} (--from {chosen.from_} is read from its "
         f"torch requirement; pass --from explicitly to run it)"
         for p, why in unrunnable(chosen.select, from_=chosen.from_, to=chosen.to)
     ]
+
+
+class ProjectReads:
+    """:func:`root_options` once per project folder in a run.
+
+    What it reads (requirements, CI files, lint and format configuration) depends only on the folder of a PATH (the
+    PATH itself, or a file's folder) and its parents, so PATHs of one folder share one reading, and a run's
+    repositories are read once each, before anything is written (a PATH planned after another PATH's files were
+    written reads the project as the user left it, whatever the order of the PATHs)."""
+
+    def __init__(self) -> None:
+        self._chosen: dict[tuple[Path, Options, bool], Options] = {}
+
+    def options(self, root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
+        """:func:`root_options` of ``root``, read on the first call for its folder."""
+        start = Path(os.path.abspath(root))
+        key = (start if start.is_dir() else start.parent, options, detect_from)
+        chosen = self._chosen.get(key)
+        if chosen is None:
+            chosen = self._chosen[key] = root_options(root, options, detect_from)
+            # what is read is settled in ``chosen``: reading the folder again with it gives it back
+            self._chosen.setdefault((key[0], chosen, False), chosen)
+        return chosen
 
 
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
@@ -121,15 +147,21 @@ def _project_rewrite(options: Options) -> Callable[[Path, str], str]:
 
 
 def plan_tasks(
-    paths: Sequence[str | os.PathLike[str]], options: Options, detect_from: bool, first_repo: int = 0
+    paths: Sequence[str | os.PathLike[str]],
+    options: Options,
+    detect_from: bool,
+    first_repo: int = 0,
+    reads: ProjectReads | None = None,
 ) -> Iterator[Task]:
     """One task per source file under ``paths``; with ``detect_from``, ``--from`` comes from each root's torch pin.
 
     Each PATH is one repository for the runner: its files are tagged with its index and its cache's project root.
+    ``reads``: the run's project readings, shared with whatever else in the run reads the same projects.
     """
+    reads = reads or ProjectReads()
     for number, root in enumerate(paths, start=first_repo):
         root_path = Path(root)
-        chosen = root_options(root_path, options, detect_from)
+        chosen = reads.options(root_path, options, detect_from)
         cache_root = project_root(root_path)
         stubbed: dict[Path, bool] = {}
         for path in discover([root_path]):
