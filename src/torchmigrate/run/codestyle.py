@@ -133,20 +133,18 @@ def detect_layout(start: Path) -> Layout:
         wanted = not seen_pyproject or yapf is None
         project_data = _toml(pyproject) if wanted and pyproject.is_file() else None  # once, for black, ruff and yapf
         if not seen_pyproject and project_data is not None:
-            data = project_data
-            if data is not None:
-                seen_pyproject = True
-                black_table = _table(data, "tool", "black")
-                if black_table is not None:
-                    black = _length(black_table.get("line-length")) or BLACK_DEFAULT
-                    formatter = formatter or "black"
-                ruff_table = _table(data, "tool", "ruff")
-                if ruff_table is not None and not seen_ruff:
-                    seen_ruff = True
-                    ruff = _length(ruff_table.get("line-length"))
-                    if _table(ruff_table, "format") is not None:
-                        ruff = ruff or RUFF_DEFAULT
-                        formatter = formatter or "ruff"
+            seen_pyproject = True
+            black_table = _table(project_data, "tool", "black")
+            if black_table is not None:
+                black = _length(black_table.get("line-length")) or BLACK_DEFAULT
+                formatter = formatter or "black"
+            ruff_table = _table(project_data, "tool", "ruff")
+            if ruff_table is not None and not seen_ruff:
+                seen_ruff = True
+                ruff = _length(ruff_table.get("line-length"))
+                if _table(ruff_table, "format") is not None:
+                    ruff = ruff or RUFF_DEFAULT
+                    formatter = formatter or "ruff"
         for name in ("ruff.toml", ".ruff.toml"):
             if not seen_ruff and (folder / name).is_file():
                 data = _toml(folder / name)
