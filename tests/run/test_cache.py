@@ -180,3 +180,70 @@ def test_a_warm_run_never_loads_libcst_or_the_passes(tree: Path) -> None:
     # Nor the costliest imports of the start itself: pydantic (typer 0.29 coerces every parameter through it, about
     # 0.2 s) and importlib.metadata (the tool's fingerprint reads libcst's version from its _version.py instead).
     assert b"also loaded: []" in warm.stderr
+
+
+def _package(root: Path) -> Path:
+    package = root / "tool"
+    (package / "passes").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "passes" / "a.py").write_text("X = 1\n")
+    return package
+
+
+def test_the_tool_stamp_changes_with_any_source_file_of_the_tool(tmp_path: Path) -> None:
+    """The stamp covers what Python checks before it reuses a module's bytecode: each source's path, size and time."""
+    import os
+
+    from torchmigrate.run.cache import tool_stamp
+
+    package = _package(tmp_path)
+    before = tool_stamp.__wrapped__(package)
+    assert tool_stamp.__wrapped__(package) == before
+    source = package / "passes" / "a.py"
+    status = source.stat()
+    source.write_text("X = 2\n")  # same size: the modification time tells
+    os.utime(source, ns=(status.st_atime_ns, status.st_mtime_ns + 1_000_000))
+    assert tool_stamp.__wrapped__(package) != before
+    os.utime(source, ns=(status.st_atime_ns, status.st_mtime_ns))
+    assert tool_stamp.__wrapped__(package) == before  # same size and time: what Python would reuse too
+    (package / "passes" / "b.py").write_text("")
+    assert tool_stamp.__wrapped__(package) != before
+    (package / "passes" / "b.py").unlink()
+    (package / "passes" / "a.py").rename(package / "passes" / "c.py")
+    assert tool_stamp.__wrapped__(package) != before
+
+
+def test_a_warm_run_takes_the_tools_fingerprint_from_the_cache(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fingerprint (a hash of every source file of the tool) is computed once for a stamp and kept in the cache;
+    a different stamp, as after an upgrade or an edit of the tool, computes it again and is what the rows are keyed
+    by."""
+    from torchmigrate.run import cache
+
+    computed: list[str] = []
+    real = cache.tool_fingerprint.__wrapped__
+
+    def counting() -> str:
+        computed.append("x")
+        return real()
+
+    monkeypatch.setattr(cache, "tool_fingerprint", counting)
+    cold = migrate_paths([tree], to="2.12", cache=True)
+    assert len(computed) == 1
+    warm = migrate_paths([tree], to="2.12", cache=True)
+    assert len(computed) == 1  # not computed again
+    assert [r.to_dict() for r in warm.results] == [r.to_dict() for r in cold.results]
+    database = project_root(tree) / CACHE_DIR / "results.sqlite3"
+
+    def rows() -> dict[str, str]:
+        with sqlite3.connect(database) as db:
+            return dict(db.execute("SELECT path, key FROM results").fetchall())
+
+    before = rows()
+    monkeypatch.setattr(cache, "tool_stamp", lambda: "another tool")
+    monkeypatch.setattr(cache, "tool_fingerprint", lambda: "another fingerprint")
+    again = migrate_paths([tree], to="2.12", cache=True)
+    assert [r.to_dict() for r in again.results] == [r.to_dict() for r in cold.results]
+    with sqlite3.connect(database) as db:
+        assert db.execute("SELECT stamp, fingerprint FROM tool").fetchall() == [("another tool", "another fingerprint")]
+    after = rows()  # every file was migrated again and its row keyed by the new fingerprint
+    assert after.keys() == before.keys() and all(after[path] != before[path] for path in before)

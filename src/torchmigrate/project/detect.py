@@ -83,14 +83,14 @@ def ci_tested_floor(start: Path) -> tuple[Version, str] | None:
     """The oldest torch release the project's CI installs (``pip install torch==1.8.1`` in a job, or the lowest
     entry of a torch matrix), with the file that shows it: a project that declares no torch requirement still
     supports what its CI tests. ``None`` when no CI file installs a versioned torch."""
-    from torchmigrate.project.ci import scan_ci  # the CI reader needs pyyaml: loaded only when a CI file exists
-
     root = project_root(start)
     found: list[tuple[Version, str]] = []
     for pattern in _CI_GLOBS:
         for path in sorted(root.glob(pattern)):
             if not path.is_file():
                 continue
+            from torchmigrate.project.ci import scan_ci  # the CI reader (and pyyaml): loaded only when a CI file exists
+
             try:
                 sets = scan_ci(_read(path))
             except Exception:  # a CI file the reader cannot take says nothing about the floor

@@ -8,8 +8,10 @@ What: one SQLite table, one row per (file path relative to the root, options fin
 (tool fingerprint, options fingerprint, the file's bytes) and the result. A row is used only when that hash matches, so
 a cached "no change" is valid only for the same bytes, the same options (target, start release, pass set, unsafe
 fixes, support floor) and the same tool: its fingerprint covers the torchmigrate version, the source of every module
-and pass, libcst's version and the Python version. Keying rows by path keeps the cache as large as the tree (an edited
-file replaces its row).
+and pass, libcst's version and the Python version. The fingerprint itself (a hash of the tool's sources) is kept in
+the cache beside the tool's *stamp* — the path, size and modification time of each of its source files, what Python
+checks before it reuses their bytecode — and computed again only when the stamp changes. Keying rows by path keeps the
+cache as large as the tree (an edited file replaces its row).
 A cache that cannot be opened or written is switched off for the run; a damaged row is a miss. Never wrong, at worst slow.
 """
 
@@ -30,7 +32,7 @@ from torchmigrate.core.registry import Options
 from torchmigrate.core.results import Edit, FileResult, Finding, Fix
 from torchmigrate.run.files import relative_posix
 
-__all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "tool_fingerprint"]
+__all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "tool_fingerprint", "tool_stamp"]
 
 CACHE_DIR = ".torchmigrate_cache"
 _SCHEMA = 3
@@ -45,6 +47,29 @@ def tool_fingerprint() -> str:
     for file in sorted(package.rglob("*.py")):
         digest.update(file.relative_to(package).as_posix().encode())
         digest.update(file.read_bytes())
+    return digest.hexdigest()
+
+
+@cache
+def tool_stamp(package: Path | None = None) -> str:
+    """What Python itself checks before it reuses the compiled bytecode of the tool's modules: each source file's path,
+    size and modification time, with the versions :func:`tool_fingerprint` starts with. A walk and a ``stat`` per
+    file, nothing read: a project's cache keeps the fingerprint of the stamp it was computed for
+    (:meth:`ResultCache.tool_fingerprint`), so a warm run does not read and hash the tool's sources."""
+    digest = hashlib.sha256()
+    digest.update(f"{_SCHEMA}|{__version__}|{_libcst_version()}|{sys.version_info[:3]}".encode())
+    top = package or Path(__file__).resolve().parents[1]
+    for folder, subfolders, names in os.walk(top):
+        subfolders.sort()
+        for name in sorted(names):
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                try:
+                    status = os.stat(path)
+                except OSError:
+                    status = None
+                shown = os.path.relpath(path, top)
+                digest.update(f"{shown}|{status and status.st_size}|{status and status.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
@@ -88,9 +113,10 @@ def _key_prefix(tool_fp: str, options_fp: str) -> Any:
     return digest
 
 
-def result_key(data: bytes, options_fp: str) -> str:
-    """A file's cache key: a hash of the tool's fingerprint, the options and the file's bytes."""
-    digest = _key_prefix(tool_fingerprint(), options_fp).copy()
+def result_key(data: bytes, options_fp: str, tool_fp: str | None = None) -> str:
+    """A file's cache key: a hash of the tool's fingerprint (``tool_fp``, else computed), the options and the file's
+    bytes."""
+    digest = _key_prefix(tool_fp or tool_fingerprint(), options_fp).copy()
     digest.update(data)
     return str(digest.hexdigest())
 
@@ -140,6 +166,7 @@ class ResultCache:
         self._db: sqlite3.Connection | None = None
         self._failed = False
         self._pending = 0
+        self._tool: str | None = None
         self.hits = 0
         self.misses = 0
 
@@ -157,10 +184,36 @@ class ResultCache:
             db.execute(
                 "CREATE TABLE IF NOT EXISTS results (path TEXT, options TEXT, key TEXT, value TEXT, PRIMARY KEY (path, options))"
             )
+            db.execute("CREATE TABLE IF NOT EXISTS tool (stamp TEXT PRIMARY KEY, fingerprint TEXT)")
             self._db = db
         except (OSError, sqlite3.Error):
             self._failed = True
         return self._db
+
+    def tool_fingerprint(self) -> str:
+        """:func:`tool_fingerprint`, kept in this cache for the :func:`tool_stamp` it was computed at: computed again
+        only when a source file of the tool (or its version, libcst's or Python's) changed since."""
+        if self._tool is not None:
+            return self._tool
+        stamp = tool_stamp()
+        db = self._connect()
+        found = None
+        if db is not None:
+            try:
+                row = db.execute("SELECT fingerprint FROM tool WHERE stamp = ?", (stamp,)).fetchone()
+                found = row[0] if row is not None and isinstance(row[0], str) else None
+            except sqlite3.Error:
+                found = None
+        if found is None:
+            found = tool_fingerprint()
+            if db is not None:
+                try:
+                    db.execute("DELETE FROM tool")  # one tool per cache: rows for other stamps are stale
+                    db.execute("INSERT INTO tool VALUES (?, ?)", (stamp, found))
+                except sqlite3.Error:
+                    self._failed = True
+        self._tool = found
+        return found
 
     def _relative(self, path: Path, absolute: str | None = None) -> str:
         return relative_posix(absolute or os.path.abspath(path), self._root)

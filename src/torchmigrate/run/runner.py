@@ -167,7 +167,7 @@ class Runner:
         if cache is not None:
             options_fp = self._fingerprint(task.options)
             slot.cache, slot.options_fp = cache, options_fp
-            slot.key = result_key(data, options_fp)
+            slot.key = result_key(data, options_fp, cache.tool_fingerprint())
             slot.result = cache.get(task.path, options_fp, slot.key, shown, data, absolute)
             if slot.result is not None:
                 slot.cache = None  # nothing new to store
