@@ -14,6 +14,7 @@ from pathlib import Path
 
 from torchmigrate.core.results import FileResult, Report
 from torchmigrate.core.versions import Version
+from torchmigrate.run.cache import CacheSet
 from torchmigrate.run.plan import ProjectReads, make_options, plan_tasks, selection_warnings
 from torchmigrate.run.runner import run_tasks
 
@@ -68,9 +69,11 @@ def migrate_paths(
     missing = [str(p) for p in paths if not Path(p).exists()]
     if missing:
         raise FileNotFoundError(f"no such file or folder: {', '.join(missing)}")
-    reads = ProjectReads()  # each project's files are read once for the warnings and the plan
+    caches = CacheSet() if cache else None
+    reads = ProjectReads(caches)  # each project's files are read once for the warnings and the plan
     for root in paths:
         for line in selection_warnings(root, options, detect_from=from_ is None, reads=reads):
             warnings.warn(line, UserWarning, stacklevel=2)
     tasks = plan_tasks(paths, options, detect_from=from_ is None, reads=reads)
-    return Report.of(run_tasks(tasks, write=write, jobs=jobs, cache=cache, executor=executor, ray_address=ray_address))
+    results = run_tasks(tasks, write=write, jobs=jobs, cache=cache, executor=executor, ray_address=ray_address, caches=caches)
+    return Report.of(results)

@@ -333,6 +333,7 @@ def _run(request: Request) -> int:
         runner = Runner(jobs=request.jobs, cache=request.cache, executor=request.executor, ray_address=request.ray_address)
     except (RuntimeError, ValueError) as exc:
         raise _fail(str(exc)) from None
+    request.reads.caches = runner.caches  # project readings are kept in the projects' caches too
     repos = trees.repositories(request.plans)  # files of one tree are one repository (pre-commit names them one by one)
     plans = [repo.plans[0] for repo in repos]
     bulk = BulkRun(

@@ -185,6 +185,7 @@ class ResultCache:
                 "CREATE TABLE IF NOT EXISTS results (path TEXT, options TEXT, key TEXT, value TEXT, PRIMARY KEY (path, options))"
             )
             db.execute("CREATE TABLE IF NOT EXISTS tool (stamp TEXT PRIMARY KEY, fingerprint TEXT)")
+            db.execute("CREATE TABLE IF NOT EXISTS projects (name TEXT PRIMARY KEY, signature TEXT, value TEXT)")
             self._db = db
         except (OSError, sqlite3.Error):
             self._failed = True
@@ -214,6 +215,29 @@ class ResultCache:
                     self._failed = True
         self._tool = found
         return found
+
+    def project_get(self, name: str, signature: str) -> str | None:
+        """The project reading kept under ``name`` (see :class:`~torchmigrate.run.plan.ProjectReads`) if it was read
+        at ``signature``."""
+        db = self._connect()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT signature, value FROM projects WHERE name = ?", (name,)).fetchone()
+        except sqlite3.Error:
+            return None
+        if row is None or row[0] != signature or not isinstance(row[1], str):
+            return None
+        return row[1]
+
+    def project_put(self, name: str, signature: str, value: str) -> None:
+        db = self._connect()
+        if db is None:
+            return
+        try:
+            db.execute("INSERT OR REPLACE INTO projects VALUES (?, ?, ?)", (name, signature, value))
+        except sqlite3.Error:
+            self._failed = True
 
     def _relative(self, path: Path, absolute: str | None = None) -> str:
         return relative_posix(absolute or os.path.abspath(path), self._root)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import stat
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from torchmigrate.core.registry import Options, unknown_ids, unrunnable
+from torchmigrate.core.registry import Layout, Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
 from torchmigrate.project.detect import ci_tested_floor, declared_floor, detect_pinned_version, detect_support_floor
-from torchmigrate.run.cache import project_root
+from torchmigrate.run.cache import CACHE_DIR, CacheSet, options_fingerprint, project_root
 from torchmigrate.run.codestyle import detect_layout
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
@@ -83,26 +87,144 @@ def selection_warnings(
 
 
 class ProjectReads:
-    """:func:`root_options` once per project folder in a run.
+    """:func:`root_options` once per project folder in a run, and across runs through the projects' caches.
 
     What it reads (requirements, CI files, lint and format configuration) depends only on the folder of a PATH (the
     PATH itself, or a file's folder) and its parents, so PATHs of one folder share one reading, and a run's
-    repositories are read once each, before anything is written (a PATH planned after another PATH's files were
-    written reads the project as the user left it, whatever the order of the PATHs)."""
+    repositories are read once each, before anything is written. With ``caches`` (the run's result caches), a
+    reading is kept in the project's cache under the :func:`project_signature` of its folder and served while the
+    signature holds: a warm run reads no CI file and never runs the project passes to see where a requirement would
+    move."""
 
-    def __init__(self) -> None:
+    def __init__(self, caches: CacheSet | None = None) -> None:
+        self.caches = caches
         self._chosen: dict[tuple[Path, Options, bool], Options] = {}
 
     def options(self, root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:
         """:func:`root_options` of ``root``, read on the first call for its folder."""
         start = Path(os.path.abspath(root))
-        key = (start if start.is_dir() else start.parent, options, detect_from)
+        folder = start if start.is_dir() else start.parent
+        key = (folder, options, detect_from)
         chosen = self._chosen.get(key)
         if chosen is None:
-            chosen = self._chosen[key] = root_options(root, options, detect_from)
+            chosen = self._chosen[key] = self._read(root, folder, options, detect_from)
             # what is read is settled in ``chosen``: reading the folder again with it gives it back
-            self._chosen.setdefault((key[0], chosen, False), chosen)
+            self._chosen.setdefault((folder, chosen, False), chosen)
         return chosen
+
+    def _read(self, root: str | os.PathLike[str], folder: Path, options: Options, detect_from: bool) -> Options:
+        if self.caches is None:
+            return root_options(root, options, detect_from)
+        signature = project_signature(folder)
+        if signature is None:  # a file changed a moment ago: a change in the same tick would not show
+            return root_options(root, options, detect_from)
+        cache = self.caches.for_root(project_root(folder))
+        name = "|".join(
+            (cache.tool_fingerprint(), options_fingerprint(options), str(detect_from), str(folder), os.getcwd())
+        )
+        stored = cache.project_get(name, signature)
+        if stored is not None:
+            try:
+                return _from_reading(options, stored)
+            except (ValueError, KeyError, TypeError):
+                pass  # a damaged row is a miss
+        chosen = root_options(root, options, detect_from)
+        cache.project_put(name, signature, _reading(chosen))
+        return chosen
+
+
+# Subfolders of a project folder whose files the readers open (CI configuration).
+_READ_SUBFOLDERS = (".github", ".github/workflows", ".circleci")
+# A file modified this recently (ns) may change again within the same timestamp tick: its reading is not kept.
+_RACY_NS = 2_000_000_000
+
+
+def project_signature(folder: Path, now_ns: int | None = None) -> str | None:
+    """What :func:`root_options` can consult for ``folder``: from it up to the first folder holding ``.git`` (or the
+    filesystem root), the names of the entries of each folder and the size and modification time of each file among
+    them, and the same for its CI subfolders (``.github/workflows``, ``.circleci``); the cache folder is left out.
+    ``None`` when a file among them was modified less than two seconds ago (as git treats a "racy" file: a change in
+    the same tick of a coarse clock would leave its time as it is), so that such a reading is never kept or served."""
+    digest = hashlib.sha256()
+    newest = 0
+    for candidate in (folder, *folder.parents):
+        for place in (candidate, *(candidate / sub for sub in _READ_SUBFOLDERS)):
+            try:
+                entries = sorted(os.scandir(place), key=lambda entry: entry.name)
+            except FileNotFoundError:
+                digest.update(f"{place}|absent\n".encode())
+                continue
+            except NotADirectoryError:
+                digest.update(f"{place}|not a folder\n".encode())
+                continue
+            except OSError:
+                return None
+            digest.update(f"{place}\n".encode())
+            for entry in entries:
+                if entry.name == CACHE_DIR:
+                    continue
+                try:
+                    found = entry.stat()
+                except OSError:
+                    digest.update(f"{entry.name}|unreadable\n".encode())
+                    continue
+                if stat.S_ISDIR(found.st_mode):
+                    digest.update(f"{entry.name}/\n".encode())
+                    continue
+                digest.update(f"{entry.name}|{found.st_size}|{found.st_mtime_ns}\n".encode())
+                newest = max(newest, found.st_mtime_ns)
+        if os.path.exists(candidate / ".git"):
+            break
+    if newest > (time.time_ns() if now_ns is None else now_ns) - _RACY_NS:
+        return None
+    return digest.hexdigest()
+
+
+def _version(value: object) -> Version | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or len(value) != 2 or not all(isinstance(part, int) for part in value):
+        raise ValueError(f"not a version: {value!r}")
+    return Version(value[0], value[1])
+
+
+def _reading(chosen: Options) -> str:
+    """What :func:`root_options` settles, as JSON: the fields it sets."""
+
+    def version(value: Version | None) -> list[int] | None:
+        return None if value is None else [value.major, value.minor]
+
+    return json.dumps(
+        {
+            "from": version(chosen.from_),
+            "project_floor": version(chosen.project_floor),
+            "min_torch": version(chosen.min_torch),
+            "min_torch_source": chosen.min_torch_source,
+            "min_torch_kind": chosen.min_torch_kind,
+            "line_length": chosen.layout.line_length,
+            "formatter": chosen.layout.formatter,
+        }
+    )
+
+
+def _from_reading(options: Options, text: str) -> Options:
+    data = json.loads(text)
+    start = _version(data["from"])
+    line_length, formatter = data["line_length"], data["formatter"]
+    if start is None or not isinstance(data["min_torch_source"], str) or not isinstance(data["min_torch_kind"], str):
+        raise ValueError("not a reading")
+    if not (line_length is None or isinstance(line_length, int)) or not (formatter is None or isinstance(formatter, str)):
+        raise ValueError("not a layout")
+    chosen = replace(
+        options,
+        from_=start,
+        project_floor=_version(data["project_floor"]),
+        min_torch=_version(data["min_torch"]),
+        min_torch_source=data["min_torch_source"],
+        min_torch_kind=data["min_torch_kind"],
+        layout=Layout(line_length=line_length, formatter=formatter),
+    )
+    return options if chosen == options else chosen
 
 
 def root_options(root: str | os.PathLike[str], options: Options, detect_from: bool) -> Options:

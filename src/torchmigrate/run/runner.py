@@ -104,12 +104,14 @@ class Runner:
         executor: str = "local",
         ray_address: str | None = None,
         batch_size: int | None = None,
+        caches: CacheSet | None = None,
     ) -> None:
+        """``caches``: the result caches to use when ``cache`` is true (default: new ones)."""
         self.jobs = default_jobs() if jobs is None else max(1, jobs)
         self.executor_kind = executor
         self._executor: Executor | None = None
         self._ray_address = ray_address
-        self.caches = CacheSet() if cache else None
+        self.caches = (caches or CacheSet()) if cache else None
         inline = executor == "local" and self.jobs == 1
         self.batch_size = batch_size or (1 if inline else 32 if executor == "ray" else 8)
         self.window = max(256, self.jobs * self.batch_size * 4)
@@ -292,9 +294,10 @@ def run_tasks(
     cache: bool = False,
     executor: str = "local",
     ray_address: str | None = None,
+    caches: CacheSet | None = None,
 ) -> Iterator[FileResult]:
     """Migrate every task in order, writing changed files when ``write`` is true (see :class:`Runner`)."""
-    runner = Runner(jobs=jobs, cache=cache, executor=executor, ray_address=ray_address)
+    runner = Runner(jobs=jobs, cache=cache, executor=executor, ray_address=ray_address, caches=caches)
     try:
         yield from runner.run(tasks, write=write)
     finally:
