@@ -257,3 +257,39 @@ def test_the_signature_covers_every_file_the_readers_open(tmp_path: Path) -> Non
         assert expected | {"setup.cfg", "ruff.toml"} <= names, names
         stray = [p for p in opened if p not in covered and p.parent not in covered]
         assert stray == [], stray
+
+
+_PROBE = """
+import sys
+from torchmigrate.cli import main
+sys.argv = ["migrate", "--to", "2.12", "--diff", "--no-progress", "."]
+try:
+    main()
+except SystemExit:
+    pass
+watched = ("pathspec", "torchmigrate.project.pins", "torchmigrate.project.detect", "torchmigrate.run.codestyle", "yaml")
+print("loaded:", sorted(m for m in watched if m in sys.modules), file=sys.stderr)
+"""
+
+
+def test_a_warm_run_loads_no_project_reader(tmp_path: Path) -> None:
+    """With the reading kept, a warm run imports neither the requirement and CI readers (their patterns) nor the
+    layout readers; pathspec only where a .gitignore or an exclude pattern is there to match."""
+    import subprocess
+    import sys
+
+    root = _project(tmp_path)
+    (root / "requirements.txt").write_text("torch==2.4.0\n")
+    _settled(root)
+
+    def loaded() -> str:
+        run = subprocess.run([sys.executable, "-c", _PROBE], cwd=root, capture_output=True, text=True, check=False)
+        return run.stderr.splitlines()[-1]
+
+    cold, warm = loaded(), loaded()
+    assert "torchmigrate.project.detect" in cold and "yaml" in cold
+    assert warm == "loaded: []"
+    (root / ".gitignore").write_text("*.log\n")
+    _settled(root)
+    loaded()  # the new .gitignore is in the root folder: the reading is read again once
+    assert loaded() == "loaded: ['pathspec']"

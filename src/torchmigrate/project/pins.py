@@ -25,9 +25,9 @@ import re
 import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import PurePath
 
 from torchmigrate.core.versions import CLAUSE_RE
+from torchmigrate.project.kinds import project_kind
 
 __all__ = [
     "CLAUSE_RE",
@@ -71,10 +71,6 @@ REQUIREMENT_RE = re.compile(
 )
 _PIP_RE = re.compile(r"\b(?:pip[\d.]*|uv\s+pip|python[\d.]*\s+-m\s+pip|mim)\s+install\b|\buv\s+add\b")
 _CONDA_RE = re.compile(r"\b(?:conda|mamba|micromamba)\s+install\b")
-CI_FILES = frozenset(
-    {".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml", "bitbucket-pipelines.yml", "cloudbuild.yaml", "cloudbuild.yml"}
-)
-LOCK_FILES = frozenset({"poetry.lock", "pdm.lock", "uv.lock", "pipfile.lock", "pixi.lock", "conda-lock.yml", "conda-lock.yaml"})
 
 
 @dataclass(frozen=True)
@@ -102,36 +98,6 @@ class Requirement:
 
 def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def project_kind(path: PurePath) -> str | None:
-    """Which kind of project file ``path`` is (``requirements``, ``conda``, ``pyproject``, ``setupcfg``, ``setuppy``,
-    ``dockerfile``, ``ci``, ``lock``, ``shell``), or ``None`` for any other file. Shell scripts (``*.sh``) are read like
-    Dockerfiles (their ``pip install`` commands) but do not set ``--from``."""
-    name = path.name.lower()
-    parent = path.parent.name.lower()
-    if name.endswith(".txt") and (name.startswith(("requirements", "constraints")) or parent == "requirements"):
-        return "requirements"
-    if name in LOCK_FILES or name.endswith((".conda-lock.yml", ".conda-lock.yaml")):
-        return "lock"
-    if name in ("environment.yml", "environment.yaml") or (name.startswith("environment") and name.endswith((".yml", ".yaml"))):
-        return "conda"
-    if name == "pyproject.toml":
-        return "pyproject"
-    if name == "setup.cfg":
-        return "setupcfg"
-    if name == "setup.py":
-        return "setuppy"
-    if name in ("dockerfile", "containerfile") or name.startswith("dockerfile.") or name.endswith(".dockerfile"):
-        return "dockerfile"
-    if name.endswith(".sh"):
-        return "shell"
-    if name.endswith((".yml", ".yaml")):
-        parts = [p.lower() for p in path.parts]
-        in_workflows = len(parts) >= 3 and parts[-3] == ".github" and parts[-2] == "workflows"
-        if in_workflows or name in CI_FILES or (parent == ".circleci" and name == "config.yml"):
-            return "ci"
-    return None
 
 
 # --- regions: where requirements live --------------------------------------------------------------------------------

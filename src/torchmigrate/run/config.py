@@ -25,13 +25,16 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-
-from pathspec import GitIgnoreSpec
+from typing import TYPE_CHECKING
 
 from torchmigrate.core.registry import Options, unknown_ids
 from torchmigrate.core.versions import VersionError, parse_version
+from torchmigrate.run.files import gitignore_spec
 from torchmigrate.run.plan import ProjectReads, make_options, plan_tasks
 from torchmigrate.run.runner import Task
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -302,7 +305,7 @@ def plan(paths: Sequence[Path], overrides: Overrides, config_file: Path | None =
             min_torch=merged.min_torch,
             min_torch_source=merged.min_torch_source,
         )
-        specs = tuple((GitIgnoreSpec.from_lines([pattern]), frozenset(ids)) for pattern, ids in merged.per_file_ignores)
+        specs = tuple((gitignore_spec([pattern]), frozenset(ids)) for pattern, ids in merged.per_file_ignores)
         plans.append(RootPlan(root, merged, options, detect_from=merged.from_ is None, ignore_specs=specs))
     return plans
 
@@ -316,7 +319,7 @@ def tasks(plans: Sequence[RootPlan], reads: ProjectReads | None = None) -> Itera
     """
     for root_plan in plans:
         patterns = root_plan.excludes()
-        excluded = GitIgnoreSpec.from_lines(patterns) if patterns else None
+        excluded = gitignore_spec(patterns) if patterns else None
         for task in plan_tasks([root_plan.root], root_plan.options, root_plan.detect_from, reads=reads):
             if excluded is not None:
                 relative = _relative(task.path, root_plan.config.base)

@@ -13,10 +13,12 @@ import tokenize
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+from torchmigrate.project.kinds import project_kind
 
-from torchmigrate.project.pins import project_kind
+if TYPE_CHECKING:  # pathspec loads when a .gitignore or an exclude pattern is there to match
+    from pathspec import GitIgnoreSpec
 
 __all__ = ["SourceFile", "SourceError", "discover", "display_path", "read_source", "write_atomic", "encode"]
 
@@ -173,12 +175,19 @@ def _git_top(folder: Path) -> Path | None:
     return None
 
 
+def gitignore_spec(lines: Sequence[str]) -> GitIgnoreSpec:
+    """``lines`` (gitignore syntax) as a pathspec matcher; pathspec loads on the first call."""
+    from pathspec import GitIgnoreSpec
+
+    return GitIgnoreSpec.from_lines(list(lines))
+
+
 def _load_ignore(folder: Path) -> GitIgnoreSpec | None:
     ignore = folder / ".gitignore"
     if not ignore.is_file():
         return None
     try:
-        return GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
+        return gitignore_spec(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
     except (OSError, ValueError):
         return None
 
@@ -207,7 +216,7 @@ def discover(
     are not followed, and a symlinked file is taken only when its target lies inside one of the roots.
     """
     roots = [os.path.realpath(p) for p in paths]
-    excluded = GitIgnoreSpec.from_lines(list(exclude)) if exclude else None
+    excluded = gitignore_spec(exclude) if exclude else None
     seen: set[str] = set()
 
     def inside_roots(real: str) -> bool:

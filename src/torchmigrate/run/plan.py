@@ -13,9 +13,7 @@ from pathlib import Path
 
 from torchmigrate.core.registry import Layout, Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
-from torchmigrate.project.detect import ci_tested_floor, declared_floor, detect_pinned_version, detect_support_floor
 from torchmigrate.run.cache import CACHE_DIR, CacheSet, options_fingerprint, project_root
-from torchmigrate.run.codestyle import detect_layout
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
 
@@ -232,6 +230,10 @@ def root_options(root: str | os.PathLike[str], options: Options, detect_from: bo
     declared torch floor (after migration) is read for the project file passes; without a ``min_torch``, the support
     floor comes from its torch requirements as the migration leaves them; the layout (line length, formatter) comes
     from the project's lint and format configuration."""
+    # the readers (and their patterns) load here: a warm run whose readings the cache keeps never needs them
+    from torchmigrate.project.detect import ci_tested_floor, declared_floor, detect_pinned_version, detect_support_floor
+    from torchmigrate.run.codestyle import detect_layout
+
     chosen = options
     floor = declared_floor(Path(root), options.to)
     if floor != options.project_floor:

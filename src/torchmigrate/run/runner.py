@@ -21,7 +21,7 @@ from pathlib import Path
 from torchmigrate.core.passes import Pass
 from torchmigrate.core.registry import Options
 from torchmigrate.core.results import FileResult
-from torchmigrate.project.pins import project_kind
+from torchmigrate.project.kinds import project_kind
 from torchmigrate.python.triggers import bytes_trigger_regex
 from torchmigrate.run.cache import CacheSet, ResultCache, options_fingerprint, project_root, result_key
 from torchmigrate.run.executors import Executor, WorkItem, default_jobs, make_executor
