@@ -7,6 +7,7 @@ from pathlib import Path
 
 from torchmigrate.core.paths import project_root
 from torchmigrate.core.versions import Version, lowest_admitted
+from torchmigrate.project.kinds import CI_GLOBS
 from torchmigrate.project.pins import project_kind, torch_specs
 from torchmigrate.project.specs import move_spec
 
@@ -74,9 +75,6 @@ def detect_support_floor(
     return min(found, key=lambda item: item[0]) if found else None
 
 
-# CI files whose jobs show which torch releases a project still tests (read only when it declares no torch floor).
-_CI_GLOBS = (".github/workflows/*.yml", ".github/workflows/*.yaml", ".gitlab-ci.yml", ".circleci/config.yml",
-             "azure-pipelines.yml", ".travis.yml")
 
 
 def ci_tested_floor(start: Path) -> tuple[Version, str] | None:
@@ -85,7 +83,7 @@ def ci_tested_floor(start: Path) -> tuple[Version, str] | None:
     supports what its CI tests. ``None`` when no CI file installs a versioned torch."""
     root = project_root(start)
     found: list[tuple[Version, str]] = []
-    for pattern in _CI_GLOBS:
+    for pattern in CI_GLOBS:
         for path in sorted(root.glob(pattern)):
             if not path.is_file():
                 continue

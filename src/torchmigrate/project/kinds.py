@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from pathlib import PurePath
 
-__all__ = ["CI_FILES", "LOCK_FILES", "project_kind"]
+__all__ = ["CI_FILES", "CI_GLOBS", "LOCK_FILES", "project_kind"]
 
 CI_FILES = frozenset(
     {".gitlab-ci.yml", "azure-pipelines.yml", ".travis.yml", "bitbucket-pipelines.yml", "cloudbuild.yaml", "cloudbuild.yml"}
 )
+# CI files, relative to the project root, whose jobs show which torch releases a project still tests (read for its
+# support floor only when it declares no torch requirement).
+CI_GLOBS = (".github/workflows/*.yml", ".github/workflows/*.yaml", ".gitlab-ci.yml", ".circleci/config.yml",
+            "azure-pipelines.yml", ".travis.yml")
 LOCK_FILES = frozenset({"poetry.lock", "pdm.lock", "uv.lock", "pipfile.lock", "pixi.lock", "conda-lock.yml", "conda-lock.yaml"})
 
 

@@ -41,8 +41,7 @@ _SCHEMA = 3
 @cache
 def tool_fingerprint() -> str:
     """A hash of everything that decides a result: the tool's version and code, its passes, libcst, Python."""
-    digest = hashlib.sha256()
-    digest.update(f"{_SCHEMA}|{__version__}|{_libcst_version()}|{sys.version_info[:3]}".encode())
+    digest = hashlib.sha256(_versions().encode())
     package = Path(__file__).resolve().parents[1]  # the torchmigrate package, passes (codemods/) included
     for file in sorted(package.rglob("*.py")):
         digest.update(file.relative_to(package).as_posix().encode())
@@ -56,8 +55,7 @@ def tool_stamp(package: Path | None = None) -> str:
     size and modification time, with the versions :func:`tool_fingerprint` starts with. A walk and a ``stat`` per
     file, nothing read: a project's cache keeps the fingerprint of the stamp it was computed for
     (:meth:`ResultCache.tool_fingerprint`), so a warm run does not read and hash the tool's sources."""
-    digest = hashlib.sha256()
-    digest.update(f"{_SCHEMA}|{__version__}|{_libcst_version()}|{sys.version_info[:3]}".encode())
+    digest = hashlib.sha256(_versions().encode())
     top = package or Path(__file__).resolve().parents[1]
     for folder, subfolders, names in os.walk(top):
         subfolders.sort()
@@ -71,6 +69,11 @@ def tool_stamp(package: Path | None = None) -> str:
                 shown = os.path.relpath(path, top)
                 digest.update(f"{shown}|{status and status.st_size}|{status and status.st_mtime_ns}\n".encode())
     return digest.hexdigest()
+
+
+def _versions() -> str:
+    """The versions both the fingerprint and the stamp start with: the cache schema, the tool, libcst and Python."""
+    return f"{_SCHEMA}|{__version__}|{_libcst_version()}|{sys.version_info[:3]}"
 
 
 def _libcst_version() -> str:

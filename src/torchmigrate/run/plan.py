@@ -9,10 +9,11 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from torchmigrate.core.registry import Layout, Options, unknown_ids, unrunnable
 from torchmigrate.core.versions import OLDEST, Version, VersionError, parse_version
+from torchmigrate.project.kinds import CI_GLOBS
 from torchmigrate.run.cache import CACHE_DIR, CacheSet, options_fingerprint, project_root
 from torchmigrate.run.files import discover
 from torchmigrate.run.runner import Task
@@ -131,8 +132,8 @@ class ProjectReads:
         return chosen
 
 
-# Subfolders of a project folder whose files the readers open (CI configuration).
-_READ_SUBFOLDERS = (".github", ".github/workflows", ".circleci")
+# Subfolders of a project folder whose files the readers open: those of the CI files the support floor is read from.
+_READ_SUBFOLDERS = tuple(sorted({str(PurePosixPath(glob).parent) for glob in CI_GLOBS} - {"."}))
 # A file modified this recently (ns) may change again within the same timestamp tick: its reading is not kept.
 _RACY_NS = 2_000_000_000
 
