@@ -121,9 +121,35 @@ def test_findings_the_ast_settles_never_reach_libcst() -> None:
     assert _parses(load + "def restore(path):\n    ckpt = torch.load(path)\n    return ckpt['model']\n", "torch-load-weights-only") == 0
     assert _parses(load + "def restore(m, path):\n    sd = torch.load(path)\n    m.load_state_dict(sd)\n", "torch-load-weights-only") == 1
     assert _parses(load + "def restore(path, **kw):\n    return torch.load(path, **kw)\n", "torch-load-weights-only") == 0
+    # bound twice in its scope (speechbrain's parameter transfer): libcst's scope has two assignments, so a finding
+    twice = "def restore(m, path):\n    sd = m.convert(path)\n    if sd is None:\n        sd = torch.load(path)\n    m.load_state_dict(sd)\n"
+    assert _parses(load + twice, "torch-load-weights-only") == 0
+    assert _parses(load + "def restore(m, sd):\n    sd = torch.load(sd)\n    m.load_state_dict(sd)\n", "torch-load-weights-only") == 0
+    looped = "def restore(m, paths):\n    for sd in paths:\n        pass\n    sd = torch.load(sd)\n    m.load_state_dict(sd)\n"
+    assert _parses(load + looped, "torch-load-weights-only") == 0
+    for other in ("def sd():\n        pass\n", "sd: dict\n", "[sd for sd in ()]\n"):  # not counted by the ast: libcst decides
+        once = f"def restore(m, path):\n    {other}    sd = torch.load(path)\n    m.load_state_dict(sd)\n"
+        assert _parses(load + once, "torch-load-weights-only") == 1, other
+    assert [(f.line, f.col) for f in migrate_text(load + twice, [get_pass("torch-load-weights-only")]).findings] == [(6, 14)]
     assert _parses(load + "def restore(path, **kw):\n    kw.setdefault('weights_only', True)\n    return torch.load(path, **kw)\n", "torch-load-weights-only") == 1
     ckpt = "from torch.utils.checkpoint import checkpoint\n\n"
     assert _parses(ckpt + "def run(fn, *args, **kwargs):\n    return checkpoint(fn, *args, **kwargs)\n", "checkpoint-reentrant") == 0
     assert _parses(ckpt + "def run(fn, x):\n    return checkpoint(fn, x)\n", "checkpoint-reentrant") == 1  # an edit
     found = migrate_text(load + "def restore(path):\n    return torch.load(path)\n", [get_pass("torch-load-weights-only")])
     assert [(f.line, f.col) for f in found.findings] == [(4, 12)]
+
+
+def test_amp_namespace_reaches_libcst_only_for_a_name_it_rewrites_or_reports() -> None:
+    """amp-namespace keeps files that reach ``torch.cuda.amp`` in play (its ``qualnames``); a file that only names
+    other members (speechbrain's checkpoint hooks: ``torch.cuda.amp.grad_scaler.GradScaler``) or uses the old names
+    only behind a version check is settled without libcst. Every spelling of a rewritten name still reaches it."""
+    torch_ = "import torch\n\n"
+    assert _parses(torch_ + "HOOKS[torch.cuda.amp.grad_scaler.GradScaler] = save\n", "amp-namespace") == 0
+    guarded = "if torch.__version__ < '2.4':\n    s = torch.cuda.amp.GradScaler()\nelse:\n    s = torch.amp.GradScaler('cuda')\n"
+    assert _parses(torch_ + guarded, "amp-namespace") == 0
+    assert _parses(torch_ + "s = torch.cuda.amp.GradScaler()\n", "amp-namespace") == 1
+    assert _parses("from torch.cuda.amp import autocast as ac\n\nwith ac():\n    pass\n", "amp-namespace") == 1
+    assert _parses("from torch.cuda import amp\n\nwith amp.autocast():\n    pass\n", "amp-namespace") == 1
+    assert _parses("from torch.cuda.amp import custom_fwd\n\n@custom_fwd\ndef f(ctx, x):\n    pass\n", "amp-namespace") == 1
+    assert _parses(torch_ + "def step(s: torch.cpu.amp.GradScaler) -> None:\n    pass\n", "amp-namespace") == 1
+    assert _parses(torch_ + "ctx = torch.cuda.amp.autocast if amp else None\n", "amp-namespace") == 1  # a finding

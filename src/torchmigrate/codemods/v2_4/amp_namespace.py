@@ -28,11 +28,15 @@ Safe: in torch 2.13 the old names are thin wrappers that call exactly these new 
 
 from __future__ import annotations
 
+import ast
+from collections.abc import Iterator
+
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass
 from torchmigrate.python.helpers import fix_commas, make_kwarg
+from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import CallContext, PassTransformer
 
 PASS = Pass(
@@ -374,3 +378,22 @@ class AmpTransformer(PassTransformer):
 
 
 PASS.uses(AmpTransformer)
+
+_LASTS = frozenset(name.rpartition(".")[2] for name in _ALL)
+
+
+def detect(file: AstFile) -> Iterator[Site]:
+    """A bound from the stdlib ast: every use, outside version-guarded code, of a name the pass rewrites or reports
+    (a call, a decorator, an annotation, a value) is an edit site for libcst. A file that only reaches
+    ``torch.cuda.amp`` through other names (``torch.cuda.amp.grad_scaler.GradScaler``), or only inside a version
+    check, is settled without libcst. (An attribute chain's qualified name ends with its attribute; a name may be an
+    alias of any of them.)"""
+    for node in file.walk():
+        if isinstance(node, ast.Attribute):
+            if node.attr in _LASTS and file.qualname(node) in _ALL:
+                yield file.edit(node)
+        elif isinstance(node, ast.Name) and file.qualname(node) in _ALL:  # `from torch.cuda.amp import autocast as ac`
+            yield file.edit(node)
+
+
+PASS.analyse = analyser(PASS.id, detect)

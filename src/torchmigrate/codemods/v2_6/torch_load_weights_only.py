@@ -443,7 +443,9 @@ def _may_feed_load_state_dict(file: AstFile, call: ast.Call) -> bool:
     where = file.scope_text(target)
     if where is None:
         return True
-    return "load_state_dict" in where and not _read_otherwise(file, target, parent)
+    if "load_state_dict" not in where or _bound_again(file, target):
+        return False
+    return not _read_otherwise(file, target, parent)
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -472,6 +474,42 @@ def _read_otherwise(file: AstFile, target: ast.Name, statement: ast.AST | None) 
             and not _may_be_state_dict_argument(file, node)
         ):
             return True
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def _bound_again(file: AstFile, target: ast.Name) -> bool:
+    """Whether ``target``'s scope certainly binds the name somewhere else too: libcst's scope then has more than one
+    assignment of it, and ``_feeds_load_state_dict`` says no (``sd = f(p)`` then ``if sd is None: sd = torch.load(p)``).
+    Counted: the scope function's parameters, and the names an assignment, augmented assignment, annotated
+    assignment with a value, ``for`` target or ``with … as`` stores in the scope's own code (nested functions,
+    classes and comprehensions are left out; a ``:=`` target, which may bind elsewhere, is not counted)."""
+    scope = file.scope_of(target)
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        arguments = scope.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, arguments.vararg, arguments.kwarg]
+        if any(a is not None and a.arg == target.id for a in every):
+            return True
+    elif not isinstance(scope, ast.Module):
+        return False
+    stack: list[ast.AST] = list(scope.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _SCOPES):
+            continue
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+            if isinstance(node, ast.AnnAssign) and node.value is None:
+                stored: list[ast.expr] = []
+            elif isinstance(node, ast.Assign):
+                stored = list(node.targets)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                stored = [item.optional_vars for item in node.items if item.optional_vars is not None]
+            else:
+                stored = [node.target]
+            for root in stored:
+                for sub in ast.walk(root):
+                    if isinstance(sub, ast.Name) and sub.id == target.id and sub is not target and isinstance(sub.ctx, ast.Store):
+                        return True
         stack.extend(ast.iter_child_nodes(node))
     return False
 
