@@ -140,3 +140,12 @@ def test_from_defaults_to_the_projects_pin(project: Path) -> None:
     assert os.path.exists(project / "pkg" / "legacy.py")
     unpinned = run("--to", "2.12", "--from", "2.0", "--diff", "pkg/restore.py", cwd=project)
     assert b"+model.load_state_dict(torch.load(path, weights_only=True))" in unpinned.stdout
+
+
+def test_the_command_annotations_are_objects_typer_need_not_compile() -> None:
+    """typer reads the command's annotations twice per run (``inspect.signature`` and ``get_type_hints``); as strings
+    (``from __future__ import annotations``) each is compiled and evaluated both times, ≈10 ms of every warm run."""
+    from torchmigrate import cli
+
+    annotations = cli.migrate.__annotations__
+    assert annotations and not [name for name, value in annotations.items() if isinstance(value, str)]

@@ -131,6 +131,16 @@ def test_findings_the_ast_settles_never_reach_libcst() -> None:
         once = f"def restore(m, path):\n    {other}    sd = torch.load(path)\n    m.load_state_dict(sd)\n"
         assert _parses(load + once, "torch-load-weights-only") == 1, other
     assert [(f.line, f.col) for f in migrate_text(load + twice, [get_pass("torch-load-weights-only")]).findings] == [(6, 14)]
+    # torch.load as a value: a parameter's default (speechbrain's average_checkpoints) is a finding from the ast alone;
+    # an argument (functools.partial, inspect) is libcst's to judge; an attribute or an assignment target is nothing
+    default = "def average(paths, loader=torch.load):\n    return [loader(p) for p in paths]\n"
+    assert _parses(load + default, "torch-load-weights-only") == 0
+    found = migrate_text(load + default, [get_pass("torch-load-weights-only")]).findings
+    assert [(f.line, f.col, f.message.split(",")[0]) for f in found] == [(3, 27, "torch.load passed as a value")]
+    for quiet in ("doc = torch.load.__doc__\n", "torch.load = patched\n", "same = f is torch.load\n"):
+        assert _parses(load + quiet, "torch-load-weights-only") == 0, quiet
+        assert not migrate_text(load + quiet, [get_pass("torch-load-weights-only")]).findings, quiet
+    assert _parses(load + "import functools\nf = functools.partial(torch.load, weights_only=True)\n", "torch-load-weights-only") == 1
     assert _parses(load + "def restore(path, **kw):\n    kw.setdefault('weights_only', True)\n    return torch.load(path, **kw)\n", "torch-load-weights-only") == 1
     ckpt = "from torch.utils.checkpoint import checkpoint\n\n"
     assert _parses(ckpt + "def run(fn, *args, **kwargs):\n    return checkpoint(fn, *args, **kwargs)\n", "checkpoint-reentrant") == 0

@@ -110,6 +110,17 @@ PASS = Pass(
             """,
         ),
         Example(
+            title="torch.load as a parameter's default: finding (speechbrain/speechbrain)",
+            before="""
+                import torch
+
+
+                def average(paths, loader=torch.load):
+                    return [loader(p) for p in paths]
+            """,
+            findings=1,
+        ),
+        Example(
             title="a full checkpoint: finding",
             before="""
                 import torch
@@ -250,6 +261,7 @@ _FINDING = (
 
 _UNKNOWN_KWARGS = "torch.load(..., **kwargs): cannot tell whether weights_only is among them; " + _FINDING
 _WITHOUT = "torch.load(...) without weights_only: " + _FINDING
+_AS_A_VALUE = "torch.load passed as a value, so its calls cannot be checked for weights_only: " + _FINDING
 _SAFE_GLOBALS = frozenset({"torch.serialization.safe_globals"})
 _LOOKS = frozenset({"callable", "id", "isinstance", "hasattr", "getattr", "repr", "str", "print", "type"})
 _WRAPS = frozenset({"functools.wraps", "functools.update_wrapper"})
@@ -379,7 +391,7 @@ class LoadTransformer(PassTransformer):
                 if not has_star_args(call):
                     self.finding(node, "functools.partial(torch.load, ...) without weights_only: " + _FINDING)
                     return
-        self.finding(node, "torch.load passed as a value, so its calls cannot be checked for weights_only: " + _FINDING)
+        self.finding(node, _AS_A_VALUE)
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self._value_reference(node)
@@ -401,7 +413,9 @@ def detect(file: AstFile) -> Iterator[Site]:
         if isinstance(node, (ast.Name, ast.Attribute)):
             parent = file.parent(node)
             if not (isinstance(parent, ast.Call) and parent.func is node) and file.qualname(node) == "torch.load":
-                yield file.edit(node)
+                site = _value_site(file, node, parent)
+                if site is not None:
+                    yield site
             continue
         if not isinstance(node, ast.Call) or file.callee(node) != "torch.load" or not _may_lack_weights_only(node):
             continue
@@ -424,6 +438,20 @@ def detect(file: AstFile) -> Iterator[Site]:
             safe_file = any(file.callee(n) == "torch.serialization.add_safe_globals" for n in file.nodes)
         if not safe_file and not _in_safe_globals(file, node):
             yield file.finding(node, message)
+
+
+def _value_site(file: AstFile, node: ast.Name | ast.Attribute, parent: ast.AST | None) -> Site | None:
+    """``LoadTransformer._value_reference`` for ``torch.load`` used as a value, where the ast settles it: nothing for
+    ``torch.load.attr``, a comparison, or the target of an assignment or augmented assignment; an edit site for libcst
+    where libcst's node is an ``Arg`` (a call's argument, a class's base: introspection, ``functools.partial``); the
+    finding everywhere else (a parameter's default, a return value, an assigned value…)."""
+    if isinstance(parent, (ast.Attribute, ast.Compare)):
+        return None
+    if isinstance(parent, ast.Assign) and node in parent.targets or isinstance(parent, ast.AugAssign) and parent.target is node:
+        return None
+    if isinstance(parent, (ast.Call, ast.keyword, ast.Starred, ast.ClassDef)):
+        return file.edit(node)
+    return file.finding(node, _AS_A_VALUE)
 
 
 def _may_feed_load_state_dict(file: AstFile, call: ast.Call) -> bool:
