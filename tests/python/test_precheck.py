@@ -162,6 +162,42 @@ def test_call_filters_skip_calls_already_in_the_new_form(code: str, kept: bool) 
         assert plain.code == code and not plain.findings
 
 
+@pytest.mark.parametrize(
+    ("code", "kept"),
+    [
+        # torchvision's own modules (models/quantization/resnet.py): weights enums and classes under
+        # torchvision.models, no builder called
+        (
+            "from torchvision.models.resnet import ResNet, ResNet18_Weights\n\n"
+            "def resnet18(weights=None):\n    weights = ResNet18_Weights.verify(weights)\n    return ResNet(weights)\n",
+            False,
+        ),
+        # mmengine's runner/checkpoint.py: the package's path, inside the function that reads it
+        (
+            "def get_torchvision_models():\n    import torchvision\n    resnet18 = None\n"
+            "    return sorted(torchvision.models.__path__)\n",
+            False,
+        ),
+        # the names the transformer compares with, each still in play
+        ("from torchvision import models\n\nnet = getattr(models, name)(pretrained=True)\n", True),
+        ("import torchvision\n\nnet = torchvision.models.__dict__[arch](pretrained=True)\n", True),
+        ("import torchvision\n\nnet = torchvision.models.get_model(arch, pretrained=True)\n", True),
+        ("from torchvision.models import resnet\n\nnet = resnet.resnet18(pretrained=True)\n", True),
+        ("import torchvision.models as tvm\n\nnet = tvm.resnet18(True)\n", True),
+    ],
+)
+def test_exact_names_keep_only_what_the_transformer_compares_equal(code: str, kept: bool) -> None:
+    pass_ = get_pass("torchvision-pretrained")
+    assert pass_.exact_names
+    assert bool(relevant_passes(code, [pass_], full=True)) is kept
+    assert bool(relevant_passes(code, [pass_])) is kept
+    plain = migrate_text(code, [pass_], precheck=False)
+    assert (plain.code != code or bool(plain.findings)) is kept  # the precheck's answer is libcst's
+    if not kept:  # a name under torchvision.models kept the file before
+        loose = replace(pass_, exact_names=False)
+        assert relevant_passes(code, [loose], full=True) == [loose]
+
+
 def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
     # triggered() scans once for all passes; it must agree with searching each pass's words on its own, also where
     # words overlap (one inside another, one running past the end of another, one a prefix of another).

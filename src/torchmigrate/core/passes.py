@@ -195,6 +195,10 @@ class Pass:
     # The qualified names a custom transformer acts on, matched by the precheck like renames and call rewriters
     # (``None``: the transformer cannot say, so any trigger word in code keeps the pass in play).
     qualnames: frozenset[str] | None = None
+    # The precheck matches the pass's names exactly: a name under one of them (``torchvision.models.resnet.ResNet``
+    # under ``torchvision.models``) is no reference. For a transformer that compares qualified names for equality
+    # only; by default a name covers the names under it (a renamed module covers its members).
+    exact_names: bool = False
     # A pass that decides from the stdlib ast: ``analyse(text, tree)`` returns its plan for the file (an ``AstPlan``).
     # Its findings are the plan's (the transformer reports none of its own), and libcst runs for the pass only when
     # the plan has an edit; the transformer then reads the plan as ``self.plan``. See CONTRIBUTING.md.

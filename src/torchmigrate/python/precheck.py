@@ -129,7 +129,7 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
 class Scan:
     """What one parsed file uses, collected in one walk of its ``ast`` (or of the statements that matter)."""
 
-    __slots__ = ("words", "strings", "qualnames", "bound", "bindings", "stars", "calls", "value_chains")
+    __slots__ = ("words", "strings", "qualnames", "bound", "bindings", "stars", "calls", "value_chains", "whole_values")
 
     def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
         words: set[str] = set()  # identifiers, attribute chains and import paths as written
@@ -142,18 +142,23 @@ class Scan:
         calls: list[ast.Call] = []  # for passes with a call filter
         call_funcs: set[int] = set()  # ids of the callee nodes of those calls (walk order: a call before its callee)
         value_chains: set[str] = set()  # names and chains used other than as a callee
+        whole_values: set[str] = set()  # those of them used whole: not the base of a longer chain (``a.b`` in ``a.b.c``)
+        bases: set[int] = set()  # ids of the nodes that are the base of an attribute (walk order: an attribute first)
         for node in _nodes(tree, lines):
             kind = type(node)
             if kind is ast.Name:
                 words.add(node.id)  # type: ignore[attr-defined]
                 if id(node) not in call_funcs:
                     value_chains.add(node.id)  # type: ignore[attr-defined]
+                    if id(node) not in bases:
+                        whole_values.add(node.id)  # type: ignore[attr-defined]
             elif kind is ast.Call:
                 calls.append(node)  # type: ignore[arg-type]
                 call_funcs.add(id(node.func))  # type: ignore[attr-defined]
             elif kind is ast.Attribute:
                 parts = [node.attr]  # type: ignore[attr-defined]
                 value = node.value  # type: ignore[attr-defined]
+                bases.add(id(value))
                 while type(value) is ast.Attribute:
                     parts.append(value.attr)
                     value = value.value
@@ -163,6 +168,8 @@ class Scan:
                     chains.add(chain)
                     if id(node) not in call_funcs:
                         value_chains.add(chain)
+                        if id(node) not in bases:
+                            whole_values.add(chain)
                 else:
                     chain = ".".join(reversed(parts))
                 words.add(chain)
@@ -232,6 +239,7 @@ class Scan:
         self.stars = stars
         self.calls = calls
         self.value_chains = value_chains
+        self.whole_values = whole_values
 
     def resolve(self, chain: str) -> set[str]:
         """The import-based qualified names a dotted ``chain`` as written may stand for."""
@@ -269,18 +277,21 @@ def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
 
 def _filtered_hit(scanned: Scan, pass_: Pass, targets: frozenset[str], limited: bool) -> bool:
     """With a call filter: a non-call reference to a target, or a call of one that the filter lets through (or, in a
-    limited scan, a use the scan could not see)."""
+    limited scan, a use the scan could not see). With ``Pass.exact_names``, a reference is a name or chain used whole
+    (``torchvision.models`` in ``getattr(torchvision.models, n)``, not in ``torchvision.models.__path__``) that is a
+    target itself."""
     assert pass_.call_filter is not None
     if limited and _hidden_alias(scanned, pass_, targets):
         return True
-    for chain in scanned.value_chains:
-        if _references_names(scanned.resolve(chain), targets):
+    exact = pass_.exact_names
+    for chain in scanned.whole_values if exact else scanned.value_chains:
+        if _references_names(scanned.resolve(chain), targets, exact):
             return True
     for call in scanned.calls:
         callee = ast_chain(call.func)
         if callee is None:
             continue
-        if _references_names(scanned.resolve(callee), targets) and pass_.call_filter(call):
+        if _references_names(scanned.resolve(callee), targets, exact) and pass_.call_filter(call):
             return True
     return False
 
@@ -565,14 +576,17 @@ def _path_argument_strings(scanned: Scan) -> Iterable[str]:
     return strings
 
 
-def _references(scanned: Scan, targets: frozenset[str]) -> bool:
-    return _references_names(scanned.qualnames, targets)
+def _references(scanned: Scan, targets: frozenset[str], exact: bool = False) -> bool:
+    return _references_names(scanned.qualnames, targets, exact)
 
 
-def _references_names(names: Iterable[str], targets: frozenset[str]) -> bool:
+def _references_names(names: Iterable[str], targets: frozenset[str], exact: bool = False) -> bool:
+    """Whether one of ``names`` is a target or, unless ``exact`` (``Pass.exact_names``), lies under one."""
     for name in names:
         if name in targets:
             return True
+        if exact:
+            continue
         index = name.find(".")
         while index != -1:  # a prefix target covers its submodules: ``torch.distributed._tensor`` → ``….DTensor``
             if name[:index] in targets:
@@ -693,7 +707,8 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
         if targets is not None:
             aliased = limited and _binds_a_prefix(scanned, pass_, targets)
             if aliased or (
-                _references(scanned, targets) and (pass_.call_filter is None or _filtered_hit(scanned, pass_, targets, limited))
+                _references(scanned, targets, pass_.exact_names)
+                and (pass_.call_filter is None or _filtered_hit(scanned, pass_, targets, limited))
             ):
                 out.append(pass_)
             elif pass_.renames and _spelled_in_strings(scanned, frozenset(pass_.renames)):

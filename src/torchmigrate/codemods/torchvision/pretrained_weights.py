@@ -76,6 +76,9 @@ PASS = Pass(
     # `getattr(torchvision.models, name)(pretrained=…)` spells no builder: the module and `getattr` are in play too
     qualnames=frozenset(BUILDERS) | frozenset(DYNAMIC) | {"torchvision.models"},
     triggers=(*last_components([*BUILDERS, *DYNAMIC]), "getattr"),
+    # the transformer compares qualified names for equality (BUILDERS[qualname], == "torchvision.models"): the
+    # weights enums and helpers under torchvision.models that torchvision's own modules import are no sites
+    exact_names=True,
     examples=[
         Example(
             """
