@@ -123,6 +123,54 @@ def test_statement_level_scan_agrees_with_the_full_walk(code: str) -> None:
         assert relevant_passes(code, [_renames_pass()]) == expected
 
 
+@pytest.mark.parametrize(
+    ("code", "kept"),
+    [
+        ("import torch\n\ntry:\n    y = torch.cat(xs)\nexcept RuntimeError:\n    y = None\n", True),
+        # the reference to torch.cat is far from the handler: its own line spells `cat`
+        (
+            "import torch\n\ndef f(xs):\n    return torch.cat(xs)\n\n\n"
+            "try:\n    f(1)\nexcept RuntimeError:\n    pass\n",
+            True,
+        ),
+        ("from torch import cat as join\n\ndef f(xs):\n    return join(xs)\n\ntry:\n    pass\nexcept RuntimeError:\n    pass\n", True),
+        ("from torch import *\n\ndef f(xs):\n    return concat(xs)\n\ntry:\n    pass\nexcept RuntimeError:\n    pass\n", True),
+        ("import torch\n\ntry:\n    y = torch.stack(xs)\nexcept RuntimeError:\n    y = None\n", False),
+        # `cat` inside a longer identifier is no reference
+        ("import torch\n\ndef concatenated(xs):\n    return xs\n\ntry:\n    pass\nexcept RuntimeError:\n    pass\n", False),
+    ],
+)
+def test_a_pass_whose_trigger_is_not_in_its_targets_scans_the_lines_of_their_last_names(code: str, kept: bool) -> None:
+    # cat-error-type's trigger (RuntimeError) spells nothing of torch.cat: its scan walks the statements on the lines
+    # of RuntimeError and of the targets' last names as whole words, and agrees with a walk of every statement
+    from torchmigrate.python.precheck import _scan_lines, line_words
+
+    pass_ = get_pass("cat-error-type")
+    assert {"cat", "concat", "concatenate"} <= set(line_words(pass_) or ())
+    assert bool(relevant_passes(code, [pass_])) is kept
+    assert bool(relevant_passes(code, [pass_], full=True)) is kept
+    relevant_passes(code, [pass_])  # the trigger words of this text, for the line scan
+    lines = _scan_lines(code, [pass_])
+    text_lines = code.splitlines()
+    assert all("RuntimeError" in text_lines[n - 1] or re.search(r"\b(cat|concat|concatenate)\b", text_lines[n - 1]) for n in lines)
+    assert len(lines) < len(text_lines)
+
+
+def test_a_name_bound_under_a_prefix_target_sends_a_limited_scan_to_the_full_walk() -> None:
+    # a call-filter pass on a package prefix: `t` is bound to a name under it, and its use spells no line word, so a
+    # scan of the lines of the line words cannot see it; the precheck must then look at every statement
+    base = get_pass("lr-verbose")
+    pass_ = replace(
+        base, id="prefix-probe", renames={}, call_rewriters={}, qualnames=frozenset({"pkg.sub"}), triggers=("sub",),
+        call_filter=lambda call: any(k.arg == "flag" for k in call.keywords), method_filter=None, exact_names=False,
+    )
+    code = "from pkg.sub import thing as t\n\nx = t\n"
+    assert relevant_passes(code, [pass_], full=True) == [pass_]
+    assert relevant_passes(code, [pass_]) == [pass_]
+    unused = "from pkg.sub import thing as t\n\nx = 1\n"
+    assert relevant_passes(unused, [pass_]) == relevant_passes(unused, [pass_], full=True) == []
+
+
 def test_passes_with_non_word_triggers_need_a_match_on_a_line_of_code() -> None:
     amp = [p for p in all_passes() if p.id == "amp-namespace"]
     if not amp:
@@ -213,7 +261,7 @@ def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
             fake("j", " ab\n", ".c("), fake("k", "x-c")]
     rng = random.Random(7)
     alphabet = ["cuda.amp", ".autocast", "load", "_state_dict", "ab", "bcd", "x", "c", " ", "amp", "import", "\n",
-                "(", ".", "-"]
+                "(", ".", "-", "é", "—", "ab—c"]
     for _ in range(3000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
         expected = [p for p in made if any(w in text for w in p.triggers)]

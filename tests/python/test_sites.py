@@ -70,6 +70,23 @@ def test_the_walk_skips_version_guarded_code_as_transformers_do() -> None:
     assert file.uncertain  # ... but looks like one: a detector's findings in this file are not trusted as exact
 
 
+def test_the_shared_walk_of_a_file_is_the_walk_of_its_tree() -> None:
+    # AstFile.walk() of the whole file is a list built in one loop; it holds the nodes _walk yields, in its order
+    # (source order, version guards skipped), on every pass example and on real torch files
+    texts = [e.before for p in all_passes() for e in p.examples if p.files == "python"]
+    texts += [path.read_text(encoding="utf-8") for path in _torch_sources()[:40]]
+    compared = 0
+    for text in texts:
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        shared = AstFile(text, tree).walk()
+        assert [id(n) for n in shared] == [id(n) for n in AstFile(text, tree)._walk(tree)]
+        compared += 1
+    assert compared > 100
+
+
 def _torch_sources() -> list[Path]:
     torch = pytest.importorskip("torch")
     root = Path(torch.__file__).parent

@@ -32,7 +32,14 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from torchmigrate.core.text import has_lone_cr
-from torchmigrate.python.triggers import identifiers, text_regex, trie_pattern, trigger_lines, triggered
+from torchmigrate.python.triggers import (
+    identifiers,
+    present_triggers,
+    text_regex,
+    trie_pattern,
+    trigger_lines,
+    triggered,
+)
 
 if TYPE_CHECKING:
     from torchmigrate.core.passes import Pass
@@ -83,13 +90,14 @@ def _nested_imports(node: ast.AST) -> Iterator[ast.AST]:
                         stack.append(child)  # a nested compound statement, handler or match case
 
 
-def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
+def _nodes(tree: ast.Module, lines: list[int] | None, import_lines: list[int] | None = None) -> Iterator[ast.AST]:
     """Every node of ``tree`` (``lines=None``), or only the nodes of the statements that span one of ``lines``
     (sorted) — the lines where a trigger word occurs — plus the module's own import statements. A statement that spans
     no such line is skipped whole, nested statements included: with anchored passes (see :func:`_anchored`) every
     reference to a target, and every import that can lead to one, spells a trigger word, so it lies on such a line.
     Expressions are walked only in the statements that hold one, so a big file with one trigger word (or with trigger
-    words only in its docstrings and comments) costs little more than its parse."""
+    words only in its docstrings and comments) costs little more than its parse. ``import_lines`` (sorted): the lines
+    on which ``import`` occurs; a compound statement that spans none holds no import to look for."""
     if lines is None:
         yield from all_nodes(tree)
         return
@@ -110,8 +118,8 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
         end = node.end_lineno or start  # type: ignore[attr-defined]
         index = bisect_left(lines, start)
         if not (index < len(lines) and lines[index] <= end):
-            if kind in _COMPOUND:  # no trigger word in it, but its imports (`try: import torch`) bind names all the same
-                yield from _nested_imports(node)
+            if kind in _COMPOUND and (import_lines is None or _spans(import_lines, start, end)):
+                yield from _nested_imports(node)  # no trigger word in it, but its imports (`try: import torch`) bind
             continue  # no trigger word anywhere in it: nothing else inside can matter
         if kind not in _COMPOUND:
             yield from walk(node)
@@ -126,12 +134,18 @@ def _nodes(tree: ast.Module, lines: list[int] | None) -> Iterator[ast.AST]:
                         yield from walk(child)
 
 
+def _spans(lines: list[int], start: int, end: int) -> bool:
+    """Whether one of ``lines`` (sorted) lies in ``start``..``end``."""
+    index = bisect_left(lines, start)
+    return index < len(lines) and lines[index] <= end
+
+
 class Scan:
     """What one parsed file uses, collected in one walk of its ``ast`` (or of the statements that matter)."""
 
     __slots__ = ("words", "strings", "qualnames", "bound", "bindings", "stars", "calls", "value_chains", "whole_values")
 
-    def __init__(self, tree: ast.Module, lines: list[int] | None = None) -> None:
+    def __init__(self, tree: ast.Module, lines: list[int] | None = None, import_lines: list[int] | None = None) -> None:
         words: set[str] = set()  # identifiers, attribute chains and import paths as written
         strings: list[str] = []  # literals: strings (not bare expression statements, i.e. docstrings) and numbers
         chains: set[str] = set()  # dotted chains rooted at a Name: ``th.export.export_for_training``
@@ -144,7 +158,7 @@ class Scan:
         value_chains: set[str] = set()  # names and chains used other than as a callee
         whole_values: set[str] = set()  # those of them used whole: not the base of a longer chain (``a.b`` in ``a.b.c``)
         bases: set[int] = set()  # ids of the nodes that are the base of an attribute (walk order: an attribute first)
-        for node in _nodes(tree, lines):
+        for node in _nodes(tree, lines, import_lines):
             kind = type(node)
             if kind is ast.Name:
                 words.add(node.id)  # type: ignore[attr-defined]
@@ -259,30 +273,32 @@ def ast_chain(node: ast.expr) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
-    """An import binds a local name through which a target can be used without spelling any trigger word
-    (``from torch.utils.checkpoint import checkpoint as ckpt``): such uses sit in statements a limited scan skipped."""
-    plain = [t for t in pass_.triggers if "." not in t]
-    for local, bounds in scanned.bindings.items():
-        if any(t in local for t in plain):
-            continue
-        for bound in bounds:
-            for target in targets:
-                if target == bound or target.startswith(bound + "."):
-                    rest = target[len(bound) :]
-                    if not any(t in rest for t in plain):
-                        return True
+def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str], below: bool) -> bool:
+    """An import binds a name through which a target can be used without spelling any of the pass's
+    :func:`line_words` (``from torch.optim import lr_scheduler as S``, then ``S.StepLR``; ``from m import *``, then a
+    name of ``m``'s): such uses sit in statements a limited scan skipped. With ``below``, also a name bound to a target
+    or (unless ``Pass.exact_names``) under one (``from torch.utils.checkpoint import checkpoint as ckpt``): its uses
+    spell nothing of the target either."""
+    plain = [t for t in line_words(pass_) or pass_.triggers if "." not in t]
+    bound = [(local, name) for local, names in scanned.bindings.items() for name in names]
+    bound += [("", module) for module in scanned.stars]  # a name a star import binds is spelled whole at its uses
+    for local, name in bound:
+        if local and any(t in local for t in plain):
+            continue  # its uses spell it
+        for target in targets:
+            if target.startswith(name + "."):
+                if not any(t in target[len(name) :] for t in plain):
+                    return True
+            elif below and (target == name or (not pass_.exact_names and name.startswith(target + "."))):
+                return True
     return False
 
 
-def _filtered_hit(scanned: Scan, pass_: Pass, targets: frozenset[str], limited: bool) -> bool:
-    """With a call filter: a non-call reference to a target, or a call of one that the filter lets through (or, in a
-    limited scan, a use the scan could not see). With ``Pass.exact_names``, a reference is a name or chain used whole
-    (``torchvision.models`` in ``getattr(torchvision.models, n)``, not in ``torchvision.models.__path__``) that is a
-    target itself."""
+def _filtered_hit(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
+    """With a call filter: a non-call reference to a target, or a call of one that the filter lets through. With
+    ``Pass.exact_names``, a reference is a name or chain used whole (``torchvision.models`` in
+    ``getattr(torchvision.models, n)``, not in ``torchvision.models.__path__``) that is a target itself."""
     assert pass_.call_filter is not None
-    if limited and _hidden_alias(scanned, pass_, targets):
-        return True
     exact = pass_.exact_names
     for chain in scanned.whole_values if exact else scanned.value_chains:
         if _references_names(scanned.resolve(chain), targets, exact):
@@ -430,14 +446,87 @@ def _anchored(pass_: Pass, targets: frozenset[str]) -> bool:
 _ANCHORED: dict[tuple[str, tuple[str, ...], frozenset[str]], bool] = {}  # per pass: its answer never changes
 
 
-def _binds_a_prefix(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
-    """An import binds a name that spells a trigger word and leads to a target (``from torch.optim import lr_scheduler
-    as S`` for ``torch.optim.lr_scheduler.StepLR``): its uses, in statements not walked, may reference the target."""
-    plain = [t for t in pass_.triggers if "." not in t]
-    for bound in scanned.bound:
-        if any(t in bound for t in plain) and any(target.startswith(bound + ".") for target in targets):
-            return True
-    return False
+def line_words(pass_: Pass) -> tuple[str, ...] | None:
+    """The words whose lines a limited scan (:func:`_nodes`) walks for ``pass_``: its trigger words, plus — when those
+    do not anchor its targets (:func:`_anchored`: ``RuntimeError`` for ``torch.cat``) — the last component of each
+    target. A reference to a target spells that component (``x.cat``, ``from torch import cat``), or goes through an
+    import that binds the target or a name under it, and imports are always walked. ``None``: the pass cannot say
+    (a target whose last component is not an identifier); every statement is then walked."""
+    key = (pass_.id, tuple(pass_.triggers))
+    cached = _LINE_WORDS.get(key)
+    if cached is not None and cached[0] is pass_:
+        return cached[1]
+    targets = pass_targets(pass_)
+    words: tuple[str, ...] | None = tuple(pass_.triggers)
+    if targets is not None and not _anchored(pass_, targets):
+        lasts = {target.rpartition(".")[2] for target in targets}
+        words = tuple(sorted(set(pass_.triggers) | lasts)) if all(last.isidentifier() for last in lasts) else None
+    _LINE_WORDS[key] = (pass_, words)  # the pass is kept alive with its entry
+    return words
+
+
+_LINE_WORDS: dict[tuple[str, tuple[str, ...]], tuple[Pass, tuple[str, ...] | None]] = {}
+
+
+def _scan_lines(text: str, passes: Sequence[Pass]) -> list[int]:
+    """The (1-based, sorted) lines on which one of the passes' :func:`line_words` occurs: a trigger word anywhere, a
+    target's last component as a whole identifier (a reference spells it so). Only the words the file spells are
+    looked for (:func:`~torchmigrate.python.triggers.triggered` found its trigger words)."""
+    triggers: set[str] = set()
+    lasts: set[str] = set()
+    for pass_ in passes:
+        words = line_words(pass_)
+        assert words is not None
+        triggers.update(pass_.triggers)
+        lasts.update(words)
+    lasts -= triggers
+    found = present_triggers(text)
+    if found is not None:
+        triggers &= found
+    if lasts:
+        lasts &= identifiers(text)
+    starts: set[int] = set()
+    find = text.find
+    for word in triggers:
+        at = find(word)
+        while at != -1:
+            starts.add(at)
+            at = find(word, at + 1)
+    for word in lasts:
+        at = find(word)
+        size = len(word)
+        while at != -1:
+            end = at + size
+            if not (at and _is_word_char(text[at - 1])) and not (end < len(text) and _is_word_char(text[end])):
+                starts.add(at)
+            at = find(word, end)
+    return _lines_at(text, starts)  # one str.find loop per word: several times faster than one regex of them all
+
+
+def _lines_at(text: str, starts: Iterable[int]) -> list[int]:
+    """The (1-based, sorted, distinct) lines of the offsets ``starts`` in ``text``."""
+    lines: list[int] = []
+    line, position = 1, 0
+    for at in sorted(starts):
+        line += text.count("\n", position, at)
+        position = at
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines
+
+
+def _import_lines(text: str) -> list[int]:
+    """The lines on which ``import`` occurs (anywhere: a superset of those of the import statements)."""
+    starts: list[int] = []
+    at = text.find("import")
+    while at != -1:
+        starts.append(at)
+        at = text.find("import", at + 6)
+    return _lines_at(text, starts)
+
+
+def _is_word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def code_ranges(tree: ast.Module, lines: list[int] | None = None) -> list[tuple[int, int]]:
@@ -686,12 +775,24 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     tree = parse(text)
     if tree is None:
         return passes
-    for pass_ in passes:
-        targets = pass_targets(pass_)
-        if targets is not None and not _anchored(pass_, targets):
-            full = True
-    limited = not full
-    scanned = Scan(tree, trigger_lines(text, passes) if limited else None)
+    lines = _scan_lines(text, passes) if all(line_words(p) is not None for p in passes) else None
+    if not full and lines is not None:
+        scanned = Scan(tree, lines, _import_lines(text))
+        out = _decide(text, tree, passes, scanned, lines, limited=True)
+        if out is not None:
+            return out
+        # a use the limited scan cannot see may reach a target (an import binds a name that spells no line word):
+        # decide from every statement, as for a pass that cannot say
+    decided = _decide(text, tree, passes, Scan(tree), lines, limited=False)
+    assert decided is not None
+    return decided
+
+
+def _decide(
+    text: str, tree: ast.Module, passes: Sequence[Pass], scanned: Scan, lines: list[int] | None, limited: bool
+) -> list[Pass] | None:
+    """The passes that ``scanned`` keeps in play; ``None`` when ``limited`` (a scan of the statements on ``lines``,
+    those of the passes' :func:`line_words`) and a target may be used where that scan did not look."""
     code_words: str | None = None
     all_words: str | None = None
     ranges: list[tuple[int, int]] | None = None
@@ -705,11 +806,13 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
             if targets is None:
                 continue
         if targets is not None:
-            aliased = limited and _binds_a_prefix(scanned, pass_, targets)
-            if aliased or (
-                _references(scanned, targets, pass_.exact_names)
-                and (pass_.call_filter is None or _filtered_hit(scanned, pass_, targets, limited))
-            ):
+            hit = _references(scanned, targets, pass_.exact_names)
+            filtered = pass_.call_filter is not None
+            if limited and (filtered or not hit) and _hidden_alias(scanned, pass_, targets, below=filtered):
+                return None  # a use of a target may sit where the scan did not look
+            if hit and filtered:
+                hit = _filtered_hit(scanned, pass_, targets)
+            if hit:
                 out.append(pass_)
             elif pass_.renames and _spelled_in_strings(scanned, frozenset(pass_.renames)):
                 out.append(pass_)  # a renamed path spelled in a string: mock.patch("torch.x.old"), import_module(...)
@@ -717,7 +820,7 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
         regex = _word_regex(pass_.triggers)
         if regex is None:  # triggers that are not words (``import amp``): a match on a line of code will do
             if ranges is None:
-                ranges = code_ranges(tree, trigger_lines(text, passes))
+                ranges = code_ranges(tree, lines if lines is not None else trigger_lines(text, passes))
             if _on_code_line(text, text_regex(tuple(sorted(pass_.triggers))), ranges):
                 out.append(pass_)
             continue

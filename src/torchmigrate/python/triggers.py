@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
@@ -85,6 +86,8 @@ class _WordIndex:
         self.regex = re.compile(trie_pattern(self.words))
         self.others = tuple((w, *_identifiers(w)) for w in words if not _RUN.fullmatch(w))
         self._seen: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
+        self._quiet: set[str] = set()  # runs seen that hold no word
+        self._runs: dict[str, frozenset[str]] = {}  # runs seen that hold words, with those words
         starting: dict[str, set[str]] = {}
         for word in self.words:
             for end in range(1, len(word) + 1):
@@ -111,31 +114,104 @@ class _WordIndex:
     def present(self, text: str) -> set[str]:
         """The words that occur in ``text``.
 
-        A word made of word characters and dots lies inside one maximal run of them, so the regex scans the file's
-        distinct runs (a quarter of its size on real code) rather than the text; a run never holds a newline, so no
-        match spans two. A word with other characters occurs only if each identifier it spells whole (bounded inside
-        it on both sides) is one of the file's and each at its ends lies in a run; only then is the text searched for it."""
-        distinct = set(_RUN.findall(text))
+        A word made of word characters and dots lies inside one maximal run of them; a run never holds a newline, so
+        no match spans two. Each distinct run is looked at once per process: the words it holds (most hold none) are
+        remembered, and a file's words are those of its runs (real files of one tree share three quarters of their
+        runs). A word with other characters occurs only if each identifier it spells whole (bounded inside it on both
+        sides) is one of the file's and each at its ends lies in a run; only then is the text searched for it."""
+        distinct = runs(text)
         identifiers = {part for run in distinct for part in run.split(".")}
         _LAST_IDENTIFIERS[:] = [(text, identifiers)]
-        runs = "\n".join(distinct)
         present: set[str] = set()
-        maybe: set[str] = set()
-        for match in set(self.regex.findall(runs)):
-            inside, across = self.explain(match)
-            present |= inside
-            maybe |= across
-        present |= {w for w in maybe - present if w in runs}
+        known = self._runs
+        fresh: list[str] = []
+        for run in distinct - self._quiet:
+            words = known.get(run)
+            if words is None:
+                fresh.append(run)
+            else:
+                present |= words
+        if fresh:
+            present |= self._learn(fresh)
         if self.others:
-            present |= {
-                w
-                for w, whole, edges in self.others
-                if whole <= identifiers and all(e in runs for e in edges) and w in text
-            }
+            joined: str | None = None
+            for w, whole, edges in self.others:
+                if whole <= identifiers:
+                    if joined is None:
+                        joined = "\n".join(distinct)
+                    if all(e in joined for e in edges) and w in text:
+                        present.add(w)
         return present
+
+    def _learn(self, fresh: list[str]) -> set[str]:
+        """The words the runs ``fresh`` hold, each run's remembered (all are forgotten past ``_REMEMBERED`` runs)."""
+        if len(self._quiet) + len(self._runs) > _REMEMBERED:
+            self._quiet.clear()
+            self._runs.clear()
+        joined = "\n".join(fresh)
+        starts: list[int] = []
+        position = 0
+        for run in fresh:
+            starts.append(position)
+            position += len(run) + 1
+        held: dict[int, set[str]] = {}
+        for match in self.regex.finditer(joined):
+            inside, across = self.explain(match.group())
+            index = bisect_right(starts, match.start()) - 1
+            words = held.get(index)
+            if words is None:
+                words = held[index] = set()
+            words |= inside
+            if across:
+                run = fresh[index]
+                words.update(w for w in across if w in run)
+        found: set[str] = set()
+        for index, run in enumerate(fresh):
+            words = held.get(index)
+            if words:
+                self._runs[run] = frozenset(words)
+                found |= words
+            else:
+                self._quiet.add(run)
+        return found
+
+
+_REMEMBERED = 400_000
+"""Runs one word index remembers (about 30 MB of a worker's memory on torch's tree) before it starts again."""
+
+
+def runs(text: str) -> set[str]:
+    """``set(_RUN.findall(text))``: the distinct maximal runs of word characters and dots, found about three times
+    faster. In the UTF-8 bytes every ASCII byte that is neither a word character nor a dot becomes a space and the rest
+    is split at the spaces; a piece that holds a non-ASCII character (which may or may not be a word character) is
+    split again by the regex."""
+    data = text.encode("utf-8", "surrogatepass").translate(_RUN_BYTES)
+    if data.isascii():
+        return set(data.decode("ascii").split())
+    found: set[str] = set()
+    for piece in set(data.split()):
+        if piece.isascii():
+            found.add(piece.decode("ascii"))
+        else:
+            found.update(_RUN.findall(piece.decode("utf-8", "surrogatepass")))
+    return found
+
+
+_RUN_BYTES = bytes(
+    byte if byte >= 0x80 or chr(byte).isalnum() or chr(byte) in "_." else 0x20 for byte in range(256)
+)
+"""The byte table of :func:`runs`: ASCII word characters, dots and non-ASCII bytes kept, every other byte a space."""
 
 
 _LAST_IDENTIFIERS: list[tuple[str, set[str]]] = []
+_LAST_PRESENT: list[tuple[str, set[str]]] = []
+
+
+def present_triggers(text: str) -> set[str] | None:
+    """The trigger words :func:`triggered` last found in ``text`` (by identity), or ``None`` if it was not the last."""
+    if _LAST_PRESENT and _LAST_PRESENT[0][0] is text:
+        return _LAST_PRESENT[0][1]
+    return None
 
 
 def identifiers(text: str) -> set[str]:
@@ -143,7 +219,7 @@ def identifiers(text: str) -> set[str]:
     identity), as :func:`triggered` found them."""
     if _LAST_IDENTIFIERS and _LAST_IDENTIFIERS[0][0] is text:
         return _LAST_IDENTIFIERS[0][1]
-    found = {part for run in set(_RUN.findall(text)) for part in run.split(".")}
+    found = {part for run in runs(text) for part in run.split(".")}
     _LAST_IDENTIFIERS[:] = [(text, found)]
     return found
 
@@ -175,6 +251,7 @@ def triggered(text: str, passes: Sequence[Pass]) -> list[Pass]:
     runs past its end (then it is looked up directly): an occurrence at a position the scan reached starts a match it
     is a prefix of, and any other lies within or across the match that covered its start."""
     present = _word_index(tuple(sorted({w for p in passes for w in p.triggers}))).present(text)
+    _LAST_PRESENT[:] = [(text, present)]
     return [p for p in passes if not present.isdisjoint(p.triggers) and (p.text_filter is None or p.text_filter(text))]
 
 
