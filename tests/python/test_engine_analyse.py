@@ -114,6 +114,24 @@ def test_detectors_settle_files_whose_trigger_words_are_no_site() -> None:
     assert [(f.line, f.col) for f in found.findings] == [(5, 1)]  # from the ast alone: exact, as the transformer's
 
 
+def test_torchrun_port_reaches_libcst_only_where_a_command_can_be() -> None:
+    # the pass reports torchrun commands in files that mention 29500; a file whose 29500 is a MASTER_PORT default and
+    # that spells no torchrun and no torch.distributed is settled from the text and the ast
+    pass_ = get_pass("torchrun-port")
+    port = "import os\n\nos.environ.setdefault('MASTER_PORT', '29500')\n"
+    assert _parses(port + "print('ready')\n", "torchrun-port") == 0
+    launches = [
+        port + "cmd = ['torchrun', '--nproc-per-node=2', 'train.py']\n",
+        port + "cmd = 'torch' 'run --nproc-per-node=2 train.py'\n",  # one string in the ast, as libcst joins it
+        port + "cmd = ['python', '-m', 'torch.distrib\\x75ted.run', 'train.py']\n",  # an escape spells it
+    ]
+    for code in launches:
+        assert _parses(code, "torchrun-port") == 1
+        result = migrate_text(code, [pass_])
+        assert len(result.findings) == 1, code
+        assert result.findings == migrate_text(code, [pass_], precheck=False).findings
+
+
 def test_findings_the_ast_settles_never_reach_libcst() -> None:
     """checkpoint-reentrant and torch-load-weights-only report from the ast where nothing in view can change the
     answer; where a variable may still feed `load_state_dict`, or `**kwargs` may set the argument, libcst decides."""

@@ -279,19 +279,45 @@ def _hidden_alias(scanned: Scan, pass_: Pass, targets: frozenset[str], below: bo
     name of ``m``'s): such uses sit in statements a limited scan skipped. With ``below``, also a name bound to a target
     or (unless ``Pass.exact_names``) under one (``from torch.utils.checkpoint import checkpoint as ckpt``): its uses
     spell nothing of the target either."""
-    plain = [t for t in line_words(pass_) or pass_.triggers if "." not in t]
+    plain, hiding = _hiding_prefixes(pass_, targets)
     bound = [(local, name) for local, names in scanned.bindings.items() for name in names]
     bound += [("", module) for module in scanned.stars]  # a name a star import binds is spelled whole at its uses
     for local, name in bound:
         if local and any(t in local for t in plain):
             continue  # its uses spell it
-        for target in targets:
-            if target.startswith(name + "."):
-                if not any(t in target[len(name) :] for t in plain):
-                    return True
-            elif below and (target == name or (not pass_.exact_names and name.startswith(target + "."))):
+        if name in hiding:
+            return True  # a prefix of a target, whose rest spells no line word
+        if below:
+            if name in targets:
                 return True
+            if not pass_.exact_names:
+                index = name.find(".")
+                while index != -1:
+                    if name[:index] in targets:
+                        return True
+                    index = name.find(".", index + 1)
     return False
+
+
+def _hiding_prefixes(pass_: Pass, targets: frozenset[str]) -> tuple[list[str], frozenset[str]]:
+    """The pass's plain line words, and the strict prefixes of its targets (``torch.optim`` of
+    ``torch.optim.lr_scheduler.StepLR``) after which some target's rest spells none of them (made once per pass)."""
+    key = (pass_.id, tuple(pass_.triggers), targets)
+    found = _HIDING.get(key)
+    if found is None:
+        plain = [t for t in line_words(pass_) or pass_.triggers if "." not in t]
+        hiding: set[str] = set()
+        for target in targets:
+            index = target.find(".")
+            while index != -1:
+                if not any(t in target[index:] for t in plain):
+                    hiding.add(target[:index])
+                index = target.find(".", index + 1)
+        found = _HIDING[key] = (plain, frozenset(hiding))
+    return found
+
+
+_HIDING: dict[tuple[str, tuple[str, ...], frozenset[str]], tuple[list[str], frozenset[str]]] = {}
 
 
 def _filtered_hit(scanned: Scan, pass_: Pass, targets: frozenset[str]) -> bool:
@@ -434,7 +460,8 @@ def scan(text: str) -> Scan | None:
 def _anchored(pass_: Pass, targets: frozenset[str]) -> bool:
     """Every reference to one of ``targets`` spells a trigger word, in an import or at the use: each target has a
     component that contains one. Then a reference lies in a statement that holds a trigger word (walked), or goes
-    through an import binding that spells it (see :func:`_binds_a_prefix`): other statements need no walk."""
+    through an import binding (see :func:`_hidden_alias`): other statements need no walk. :func:`line_words` adds the
+    targets' last names for a pass whose trigger words do not anchor it."""
     key = (pass_.id, tuple(pass_.triggers), targets)
     found = _ANCHORED.get(key)
     if found is None:
@@ -769,12 +796,24 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     passes = [p for p in found if (roots := _target_roots(p)) is None or not roots.isdisjoint(spelled)]
     if not passes:
         return found if parse(text) is None else []  # a file that does not parse is reported, as before the cut
-    anchored = all((t := pass_targets(p)) is None or _anchored(p, t) for p in passes)
-    if anchored and not full and prose_only(text, text_regex(tuple(sorted({w for p in passes for w in p.triggers})))):
-        return []  # trigger words only in comments and docstrings: nothing to parse
+    # With passes anchored by their trigger words, a file whose trigger words all sit in comments and docstrings
+    # (:func:`prose_only`) gives them nothing, parsed or not. That look costs half a parse and most files fail it, so it
+    # is taken only where it can change the answer: a file the parser rejects, or one the scan keeps a pass for.
+    prose = not full and all((t := pass_targets(p)) is None or _anchored(p, t) for p in passes)
     tree = parse(text)
     if tree is None:
-        return passes
+        return [] if prose and _prose_only(text, passes) else passes
+    decided = _decide_all(text, tree, passes, full)
+    if decided and prose and _prose_only(text, passes):
+        return []
+    return decided
+
+
+def _prose_only(text: str, passes: Sequence[Pass]) -> bool:
+    return prose_only(text, text_regex(tuple(sorted({w for p in passes for w in p.triggers}))))
+
+
+def _decide_all(text: str, tree: ast.Module, passes: Sequence[Pass], full: bool) -> list[Pass]:
     lines = _scan_lines(text, passes) if all(line_words(p) is not None for p in passes) else None
     if not full and lines is not None:
         scanned = Scan(tree, lines, _import_lines(text))

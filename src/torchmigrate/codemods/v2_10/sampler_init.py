@@ -122,6 +122,10 @@ def detect(file: AstFile) -> Iterator[Site]:
     """A tight bound on the calls the transformer edits (it has no findings): ``super().__init__(x)`` or
     ``Sampler.__init__(self, x)`` with one argument to drop, in a class whose innermost enclosing class subclasses
     ``Sampler`` directly; version-guarded code skipped, as the transformer does."""
+    if not any(
+        type(node) is ast.ClassDef and any(file.qualname(base) in SAMPLER for base in node.bases) for node in file.nodes
+    ):
+        return  # no class subclasses Sampler: no call to look at (most files that spell the word)
     stack: list[tuple[ast.AST, bool]] = [(file.tree, False)]
     while stack:
         node, sampler = stack.pop()

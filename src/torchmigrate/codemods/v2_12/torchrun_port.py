@@ -25,6 +25,7 @@ otherwise drop the assumption and read `MASTER_ADDR`/`MASTER_PORT` from the envi
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,8 @@ import libcst as cst
 
 from torchmigrate.core.passes import BEHAVIOUR, REVIEW, Example, Pass
 from torchmigrate.python.helpers import arg
+from torchmigrate.python.precheck import all_nodes
+from torchmigrate.python.sites import SitePlan
 from torchmigrate.python.transform import PassTransformer, Sink
 
 if TYPE_CHECKING:
@@ -227,3 +230,25 @@ class TorchrunPortTransformer(PassTransformer):
 
     def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> bool:
         return self._check_string(node)
+
+
+def _may_launch(text: str, tree: ast.Module) -> bool:
+    """Whether the transformer can find a command in ``text``: each it reports spells ``torchrun`` or
+    ``torch.distributed.run`` / ``.launch`` in a string (its value, or the raw text of an f-string's literal part), or
+    calls ``torch.distributed.run.main`` / ``launch.main`` / ``run.run``, which an import or the call spells as
+    ``distributed``. Neither word in the text nor in a string's value: nothing to report."""
+    if "torchrun" in text or "distributed" in text:
+        return True
+    return any(
+        type(node) is ast.Constant and type(node.value) is str and ("torchrun" in node.value or "distributed" in node.value)
+        for node in all_nodes(tree)
+    )
+
+
+def _analyse(text: str, tree: ast.Module) -> SitePlan:
+    """A bound from the text and the stdlib ast (:func:`_may_launch`): a file that mentions port 29500 but builds no
+    torchrun command (a ``MASTER_PORT`` default, a docstring) is settled without libcst."""
+    return SitePlan((), _may_launch(text, tree))
+
+
+PASS.analyse = _analyse
