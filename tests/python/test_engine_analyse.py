@@ -102,6 +102,9 @@ def test_detectors_settle_files_whose_trigger_words_are_no_site() -> None:
     assert _parses(sampler + "class S(RandomSampler):\n    def __init__(self, d):\n        super().__init__(d)\n", "sampler-init") == 0
     assert _parses(sampler + "class S(Sampler):\n    def __init__(self, d):\n        super().__init__()\n", "sampler-init") == 0
     assert _parses(sampler + "class S(Sampler):\n    def __init__(self, d):\n        super().__init__(d)\n", "sampler-init") == 1
+    nested = "def make():\n    try:\n        class S(Sampler):\n            def __init__(self, d):\n                super().__init__(d)\n    except ImportError:\n        pass\n"
+    assert _parses(sampler + nested, "sampler-init") == 1  # a class in a function's try block is found too
+    assert _parses(sampler + "sampled = RandomSampler(data)\n", "sampler-init") == 0  # no class subclasses Sampler
     rank = "import argparse, os\n\nparser = argparse.ArgumentParser()\n"
     assert _parses(rank + "local_rank = int(os.environ['LOCAL_RANK'])\n", "local-rank-argument") == 0
     assert _parses(rank + "parser.add_argument('--local_rank', type=int)\n", "local-rank-argument") == 1
