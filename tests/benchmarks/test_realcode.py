@@ -406,3 +406,11 @@ def test_a_configured_line_length_is_kept(tmp_path: Path) -> None:
     unsafe = realcode.study("proj", src, cfg)["runs"]["unsafe"]
     assert unsafe["per_pass"]["assert-allclose"]["edits"] == 1
     assert not [f for f in unsafe["failures"] if f["class"] in ("lint", "format", "second-run", "unparsable")]
+
+
+def test_the_ast_parse_baseline_is_timed_in_a_fresh_process(tmp_path: Path) -> None:
+    (tmp_path / "good.py").write_text("x = 1\n" * 50)
+    (tmp_path / "bad.py").write_text("def f(:\n")
+    seconds, cpu, unparsable = realcode._time_ast_parse(sorted(tmp_path.glob("*.py")))
+    assert unparsable == 1
+    assert 0 < seconds < 10 and 0 < cpu < 10

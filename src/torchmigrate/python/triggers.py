@@ -87,7 +87,7 @@ class _WordIndex:
         self.others = tuple((w, *_identifiers(w)) for w in words if not _RUN.fullmatch(w))
         self._seen: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         self._quiet: set[str] = set()  # runs seen that hold no word
-        self._runs: dict[str, frozenset[str]] = {}  # runs seen that hold words, with those words
+        self._runs: dict[str, tuple[str, ...]] = {}  # runs seen that hold words, with those words
         starting: dict[str, set[str]] = {}
         for word in self.words:
             for end in range(1, len(word) + 1):
@@ -130,7 +130,7 @@ class _WordIndex:
             if words is None:
                 fresh.append(run)
             else:
-                present |= words
+                present.update(words)
         if fresh:
             present |= self._learn(fresh)
         if self.others:
@@ -169,7 +169,7 @@ class _WordIndex:
         for index, run in enumerate(fresh):
             words = held.get(index)
             if words:
-                self._runs[run] = frozenset(words)
+                self._runs[run] = tuple(words)  # a tuple of strings: the collector stops tracking it
                 found |= words
             else:
                 self._quiet.add(run)
