@@ -6,7 +6,7 @@
 For each tree (a DIR, each repository of ``--corpus``, and with ``--real-trees`` the Python sources of the installed
 torch and of torchvision/transformers wheels) the harness
 
-- **benchmarks** (issue #13): reading the ``.py`` files, a one-process stdlib ``ast.parse`` of them (fastest of three), a cold
+- **benchmarks** (issue #13): reading the ``.py`` files, a one-process stdlib ``ast.parse`` of them (fastest of three, in a fresh process), a cold
   ``migrate --to T --diff --no-cache --jobs 2`` and a warm run (cache primed, then the fastest of three), their ratios, the funnel
   (files with a trigger word → files the ast precheck keeps → files edited) and the peak RSS of the timed runs;
 - **checks the truth** (issue #12): on a copy, ``migrate --to T`` in write mode, once by default and once with
