@@ -273,6 +273,24 @@ def test_one_scan_finds_exactly_the_passes_whose_trigger_words_occur() -> None:
             assert triggered(example.before, real) == expected
 
 
+def test_the_engine_asks_the_one_scan_whether_any_trigger_word_occurs() -> None:
+    # migrate_text's first cut used the combined regex of every pass's words; it now asks the scan triggered() makes
+    # next (remembered for the same text): the same answer on random mixes of real words, for random sets of passes
+    from torchmigrate.python.engine import trigger_regex
+    from torchmigrate.python.triggers import spells_a_trigger, triggered
+
+    passes = list(all_passes())
+    rng = random.Random(13)
+    words = sorted({w for p in passes for w in p.triggers})
+    pieces = [*words[::5], "x", " ", "\n", ".", "(", "é"]
+    for _ in range(2000):
+        chosen = rng.sample(passes, rng.randint(1, 6))
+        text = "".join(rng.choice(pieces)[rng.randint(0, 2) :] for _ in range(rng.randint(0, 6)))
+        assert spells_a_trigger(text, chosen) == bool(trigger_regex(chosen).search(text)), (text, [p.id for p in chosen])
+        expected = [p for p in chosen if re.search(trie_pattern(p.triggers), text)]
+        assert [p for p in triggered(text, chosen) if p.text_filter is None] == [p for p in expected if p.text_filter is None]
+
+
 def test_the_words_a_match_explains_are_those_a_prefix_test_per_word_finds() -> None:
     # _WordIndex.explain looks up each suffix of a match in a prefix table; it must name exactly the words a direct
     # test finds (inside the match; or not inside and starting with a suffix after its first character).

@@ -38,7 +38,7 @@ from torchmigrate.python.sites import analyser_of
 from torchmigrate.python.slicing import BINDINGS, BOUND_USES, NO_TIES, USES, Slice, make_slice
 from torchmigrate.python.suppress import SKIP_FILE, skips_file, suppressions
 from torchmigrate.python.transform import PassTransformer, Sink
-from torchmigrate.python.triggers import slice_regex, trie_pattern
+from torchmigrate.python.triggers import slice_regex, spells_a_trigger, trie_pattern
 
 __all__ = ["Gate", "Options", "migrate_text", "trigger_regex", "SKIP_FILE", "MAX_PARSE_CHARS"]
 
@@ -90,7 +90,7 @@ def migrate_text(
     with its suggested change), and the later passes see the text it was given.
     """
     result = FileResult(path=path, old=text, new=text)
-    if not passes or skips_file(text) or not trigger_regex(passes).search(text):
+    if not passes or skips_file(text) or not spells_a_trigger(text, passes):
         return result
     if len(text) > MAX_PARSE_CHARS:
         result.new = None

@@ -88,6 +88,7 @@ class _WordIndex:
         self._seen: dict[str, tuple[frozenset[str], frozenset[str]]] = {}
         self._quiet: set[str] = set()  # runs seen that hold no word
         self._runs: dict[str, tuple[str, ...]] = {}  # runs seen that hold words, with those words
+        self._last: tuple[str, set[str], set[str]] | None = None  # the last text (by identity), its words, identifiers
         starting: dict[str, set[str]] = {}
         for word in self.words:
             for end in range(1, len(word) + 1):
@@ -119,6 +120,10 @@ class _WordIndex:
         remembered, and a file's words are those of its runs (real files of one tree share three quarters of their
         runs). A word with other characters occurs only if each identifier it spells whole (bounded inside it on both
         sides) is one of the file's and each at its ends lies in a run; only then is the text searched for it."""
+        last = self._last
+        if last is not None and last[0] is text:  # the engine asks first whether any word occurs, then which
+            _LAST_IDENTIFIERS[:] = [(text, last[2])]
+            return last[1]
         distinct = runs(text)
         identifiers = {part for run in distinct for part in run.split(".")}
         _LAST_IDENTIFIERS[:] = [(text, identifiers)]
@@ -141,6 +146,7 @@ class _WordIndex:
                         joined = "\n".join(distinct)
                     if all(e in joined for e in edges) and w in text:
                         present.add(w)
+        self._last = (text, present, identifiers)
         return present
 
     def _learn(self, fresh: list[str]) -> set[str]:
@@ -253,6 +259,12 @@ def triggered(text: str, passes: Sequence[Pass]) -> list[Pass]:
     present = _word_index(tuple(sorted({w for p in passes for w in p.triggers}))).present(text)
     _LAST_PRESENT[:] = [(text, present)]
     return [p for p in passes if not present.isdisjoint(p.triggers) and (p.text_filter is None or p.text_filter(text))]
+
+
+def spells_a_trigger(text: str, passes: Sequence[Pass]) -> bool:
+    """Whether a trigger word of ``passes`` occurs in ``text``: what their combined regex finds, by the scan
+    :func:`triggered` makes next (remembered for the same text), without compiling that regex of every word."""
+    return bool(_word_index(tuple(sorted({w for p in passes for w in p.triggers}))).present(text))
 
 
 def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
