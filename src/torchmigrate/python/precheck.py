@@ -38,6 +38,7 @@ from torchmigrate.python.triggers import (
     text_regex,
     trie_pattern,
     trigger_lines,
+    trigger_words,
     triggered,
 )
 
@@ -76,18 +77,25 @@ def statement_start(node: ast.AST) -> int:
     return start
 
 
-def _nested_imports(node: ast.AST) -> Iterator[ast.AST]:
-    """The import statements anywhere in the bodies of a compound statement (statements only, never expressions)."""
+def nested_statements(node: ast.AST) -> Iterator[ast.AST]:
+    """The statements in ``node``'s blocks at any depth (bodies, ``else`` and ``finally`` blocks), with the ``except``
+    handlers and ``case`` clauses that hold some; never an expression (no statement sits in one)."""
     stack: list[ast.AST] = [node]
     while stack:
         current = stack.pop()
-        for name, value in ast.iter_fields(current):
-            if name in _BODIES or name == "cases":
-                for child in value:
-                    if type(child) is ast.Import or type(child) is ast.ImportFrom:
-                        yield child
-                    elif isinstance(child, ast.AST):
-                        stack.append(child)  # a nested compound statement, handler or match case
+        for field in _BLOCKS:
+            block = getattr(current, field, None)
+            if type(block) is list:
+                yield from block
+                stack.extend(block)
+
+
+_BLOCKS = (*_BODIES, "cases")
+
+
+def _nested_imports(node: ast.AST) -> Iterator[ast.AST]:
+    """The import statements anywhere in the blocks of a compound statement."""
+    return (child for child in nested_statements(node) if type(child) is ast.Import or type(child) is ast.ImportFrom)
 
 
 def _nodes(tree: ast.Module, lines: list[int] | None, import_lines: list[int] | None = None) -> Iterator[ast.AST]:
@@ -810,7 +818,7 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
 
 
 def _prose_only(text: str, passes: Sequence[Pass]) -> bool:
-    return prose_only(text, text_regex(tuple(sorted({w for p in passes for w in p.triggers}))))
+    return prose_only(text, text_regex(trigger_words(passes)))
 
 
 def _decide_all(text: str, tree: ast.Module, passes: Sequence[Pass], full: bool) -> list[Pass]:

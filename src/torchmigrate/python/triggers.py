@@ -256,20 +256,25 @@ def triggered(text: str, passes: Sequence[Pass]) -> list[Pass]:
     character and greedy optional tails). A word occurs iff it lies inside a reported match, or starts inside one and
     runs past its end (then it is looked up directly): an occurrence at a position the scan reached starts a match it
     is a prefix of, and any other lies within or across the match that covered its start."""
-    present = _word_index(tuple(sorted({w for p in passes for w in p.triggers}))).present(text)
+    present = _word_index(trigger_words(passes)).present(text)
     _LAST_PRESENT[:] = [(text, present)]
     return [p for p in passes if not present.isdisjoint(p.triggers) and (p.text_filter is None or p.text_filter(text))]
+
+
+def trigger_words(passes: Sequence[Pass]) -> tuple[str, ...]:
+    """Every trigger word of ``passes``, sorted and each once: the key of the scans and regexes made for them."""
+    return tuple(sorted({w for p in passes for w in p.triggers}))
 
 
 def spells_a_trigger(text: str, passes: Sequence[Pass]) -> bool:
     """Whether a trigger word of ``passes`` occurs in ``text``: what their combined regex finds, by the scan
     :func:`triggered` makes next (remembered for the same text), without compiling that regex of every word."""
-    return bool(_word_index(tuple(sorted({w for p in passes for w in p.triggers}))).present(text))
+    return bool(_word_index(trigger_words(passes)).present(text))
 
 
 def bytes_trigger_regex(passes: Sequence[Pass]) -> re.Pattern[bytes]:
     """The combined trigger regex over raw bytes (exact for UTF-8 and the ASCII-compatible encodings)."""
-    return _bytes_regex(tuple(sorted({w for p in passes for w in p.triggers})))
+    return _bytes_regex(trigger_words(passes))
 
 
 
@@ -277,7 +282,7 @@ def trigger_lines(text: str, passes: Sequence[Pass]) -> list[int]:
     """The (1-based, sorted) lines on which any trigger word of ``passes`` occurs."""
     lines: list[int] = []
     line, position = 1, 0
-    for match in text_regex(tuple(sorted({w for p in passes for w in p.triggers}))).finditer(text):
+    for match in text_regex(trigger_words(passes)).finditer(text):
         line += text.count("\n", position, match.start())
         position = match.start()
         if not lines or lines[-1] != line:

@@ -25,6 +25,7 @@ import libcst as cst
 
 from torchmigrate.core.passes import REMOVAL, SAFE, Example, Pass
 from torchmigrate.python.helpers import with_args
+from torchmigrate.python.precheck import nested_statements
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
@@ -122,7 +123,8 @@ def detect(file: AstFile) -> Iterator[Site]:
     """A tight bound on the calls the transformer edits (it has no findings): ``super().__init__(x)`` or
     ``Sampler.__init__(self, x)`` with one argument to drop, in a class whose innermost enclosing class subclasses
     ``Sampler`` directly; version-guarded code skipped, as the transformer does."""
-    if not any(any(file.qualname(base) in SAMPLER for base in node.bases) for node in _classes(file.tree)):
+    classes = (node for node in nested_statements(file.tree) if isinstance(node, ast.ClassDef))
+    if not any(any(file.qualname(base) in SAMPLER for base in node.bases) for node in classes):
         return  # no class subclasses Sampler: no call to look at (most files that spell the word)
     stack: list[tuple[ast.AST, bool]] = [(file.tree, False)]
     while stack:
@@ -138,20 +140,6 @@ def detect(file: AstFile) -> Iterator[Site]:
                 yield file.edit(node)
             children = [(child, sampler) for child in ast.iter_child_nodes(node)]
         stack.extend(reversed(children))
-
-
-def _classes(tree: ast.Module) -> Iterator[ast.ClassDef]:
-    """Every class statement of ``tree``: a walk of the statements' bodies only (a class is a statement; no expression
-    holds one)."""
-    stack: list[ast.AST] = list(tree.body)
-    while stack:
-        node = stack.pop()
-        if type(node) is ast.ClassDef:
-            yield node
-        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-            block = getattr(node, field, None)
-            if type(block) is list:
-                stack.extend(block)
 
 
 def _may_edit(file: AstFile, call: ast.Call) -> bool:
