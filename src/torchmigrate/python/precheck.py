@@ -623,23 +623,33 @@ def pass_targets(pass_: Pass) -> frozenset[str] | None:
     return frozenset(pass_.renames) | frozenset(pass_.call_rewriters) | frozenset(pass_.qualnames or ())
 
 
-def _target_roots(pass_: Pass) -> frozenset[str] | None:
-    """The top-level packages of a pass's targets (``torchaudio`` for ``torchaudio.info``), when it acts on its
-    targets only (no ``method_filter``): a file can reach a target only through an import, or a string, that spells
-    its package's name whole, so a file that has no such identifier anywhere gives the pass nothing. ``None`` when
-    the pass cannot say."""
-    cached = _ROOTS.get(id(pass_))
+def _target_parts(pass_: Pass) -> tuple[frozenset[str], ...] | None:
+    """Per target of a pass that acts on its targets only (no ``method_filter``), the components of its qualified
+    name (``torchaudio``, ``info`` for ``torchaudio.info``). A reference to a target spells each of them whole
+    somewhere in the file: the import that binds the target or a name above it spells the components down to that
+    name (``from torch import cat``, ``import torch.distributed as dist``), the use spells the rest (``dist.nn``), and
+    an assignment that copies a reference (``f = torch.cat``) spells it too; a string that names it spells them all.
+    So a file that lacks one component of every target gives the pass nothing. ``None`` when the pass cannot say."""
+    cached = _PARTS.get(id(pass_))
     if cached is not None and cached[0] is pass_:
         return cached[1]
     targets = pass_targets(pass_)
-    roots = None if targets is None or pass_.method_filter is not None else frozenset(t.split(".")[0] for t in targets)
-    if roots is not None and not all(root.isidentifier() for root in roots):
-        roots = None
-    _ROOTS[id(pass_)] = (pass_, roots)  # the pass is kept alive with its entry: its id is not reused
-    return roots
+    parts = None if targets is None or pass_.method_filter is not None else tuple(
+        frozenset(target.split(".")) for target in sorted(targets)
+    )
+    if parts is not None and not all(part.isidentifier() for target in parts for part in target):
+        parts = None
+    _PARTS[id(pass_)] = (pass_, parts)  # the pass is kept alive with its entry: its id is not reused
+    return parts
 
 
-_ROOTS: dict[int, tuple[Pass, frozenset[str] | None]] = {}
+def _reachable(pass_: Pass, spelled: set[str]) -> bool:
+    """Whether the identifiers ``spelled`` in a file can reach a target of ``pass_`` (:func:`_target_parts`)."""
+    parts = _target_parts(pass_)
+    return parts is None or any(target <= spelled for target in parts)
+
+
+_PARTS: dict[int, tuple[Pass, tuple[frozenset[str], ...] | None]] = {}
 
 
 def _spelled_in_strings(scanned: Scan, targets: frozenset[str]) -> bool:
@@ -801,20 +811,18 @@ def relevant_passes(text: str, passes: Sequence[Pass], full: bool = False) -> li
     if not found:
         return []
     spelled = identifiers(text)
-    passes = [p for p in found if (roots := _target_roots(p)) is None or not roots.isdisjoint(spelled)]
+    passes = [p for p in found if _reachable(p, spelled)]
     if not passes:
         return found if parse(text) is None else []  # a file that does not parse is reported, as before the cut
     # With passes anchored by their trigger words, a file whose trigger words all sit in comments and docstrings
     # (:func:`prose_only`) gives them nothing, parsed or not. That look costs half a parse and most files fail it, so it
-    # is taken only where it can change the answer: a file the parser rejects, or one the scan keeps a pass for.
+    # is taken only for a file the parser rejects: the ast decides the others (after the ast kept a pass, the look
+    # took one more file of torch's 535 out of play, whose detectors then find nothing, for 1 s of the precheck's 9).
     prose = not full and all((t := pass_targets(p)) is None or _anchored(p, t) for p in passes)
     tree = parse(text)
     if tree is None:
         return [] if prose and _prose_only(text, passes) else passes
-    decided = _decide_all(text, tree, passes, full)
-    if decided and prose and _prose_only(text, passes):
-        return []
-    return decided
+    return _decide_all(text, tree, passes, full)
 
 
 def _prose_only(text: str, passes: Sequence[Pass]) -> bool:
