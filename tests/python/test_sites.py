@@ -202,6 +202,22 @@ DETECTOR_CASES = [
      "def f(t):\n    return funcol.all_reduce(t, 'sum', name)\ndef g(pg):\n    global name\n    name = pg.group_name\n"),
     ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
      "class C:\n    name = pg.group_name\n    def f(self, t):\n        return funcol.all_reduce(t, 'sum', name)\n"),
+    # the evidence that the object is a group, as the transformer asks for it (torch's _functional_collectives.py
+    # assigns `group_name = ctx.group_name` in its backward functions: no site, so the file skips this pass's libcst)
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def backward(ctx, grad):\n    group_name = ctx.group_name\n    return funcol.all_reduce(grad, 'sum', group_name)\n"
+     "def f(t, cfg):\n    return funcol.all_reduce(t, 'sum', cfg.group_name)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "from torch.distributed import new_group as ng\nimport torch.distributed as dist\n"
+     "def f(t):\n    world = ng([0, 1])\n    a = funcol.all_reduce(t, 'sum', world.group_name)\n"
+     "    b = funcol.all_reduce(t, 'sum', dist.group.WORLD.group_name)\n    c = funcol.all_reduce(t, 'sum', ng().group_name)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, world: ProcessGroup, other: 'ProcessGroup', third):\n    a = funcol.all_reduce(t, 'sum', world.group_name)\n"
+     "    b = funcol.all_reduce(t, 'sum', other.group_name)\n    return funcol.all_reduce(t, 'sum', third.group_name)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, mesh):\n    g = mesh.get_group(0)\n    name = g.group_name\n    return funcol.all_reduce(t, 'sum', name)\n"),
+    ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
+     "def f(t, ctx):\n    ctx: ProcessGroup = get()\n    name = ctx.group_name\n    return funcol.all_reduce(t, 'sum', name)\n"),
     ("ao-quantization", "from torch.ao.quantization import quantize_fx, QConfig\nfrom torch.quantization import *\n"),
     ("ao-quantization", "from torch.ao.quantization import quantize_pt2e\nfrom . quantization import x\nimport os, torch.quantization.observer\n"),
     ("ao-quantization", "import torch\nq = torch.ao.quantization.quantize_fx.prepare_fx(m)\np = torch.ao.quantization.pt2e.x\nr = f().ao.quantization\n"),
@@ -288,6 +304,19 @@ def test_a_group_name_parameter_is_no_site_because_another_function_assigns_the_
     other = "def h(pg):\n    group_name = pg.group_name\n    return group_name\n"
     assert not pass_.analyse(head + param + other, ast.parse(head + param + other)).has_edits
     assert pass_.analyse(head + assigned, ast.parse(head + assigned)).has_edits
+
+
+def test_a_group_name_of_an_object_that_shows_no_group_is_no_site() -> None:
+    """``ctx.group_name`` (an autograd context that saved the name) is left alone by the transformer, given directly
+    or through a variable: the ast settles such a file, as it does torch's ``_functional_collectives.py``; the same
+    code on a parameter named as a group is an edit site."""
+    pass_ = get_pass("group-names-to-process-groups")
+    head = "import torch.distributed._functional_collectives as funcol\n"
+    for obj, edits in (("ctx", False), ("pg", True)):
+        direct = head + f"def f(t, {obj}):\n    return funcol.all_reduce(t, 'sum', {obj}.group_name)\n"
+        variable = head + f"def f(t, {obj}):\n    name = {obj}.group_name\n    return funcol.all_reduce(t, 'sum', name)\n"
+        for code in (direct, variable):
+            assert pass_.analyse(code, ast.parse(code)).has_edits is edits, code
 
 
 def test_the_qualname_shortcut_answers_as_the_scope_analysis() -> None:

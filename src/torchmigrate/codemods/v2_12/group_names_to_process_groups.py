@@ -602,22 +602,86 @@ def detect(file: AstFile) -> Iterator[Site]:
                 continue
             if value.id not in file.redirected_names and scopes.isdisjoint(map(id, _ancestors(file, value))):
                 continue  # assigned `x.group_name` only in scopes this use cannot see (a parameter of the same name)
-        elif not (_is_group_name_ast(value) or isinstance(value, (ast.Constant, ast.JoinedStr, ast.List, ast.ListComp))):
+        elif _is_group_name_ast(value):
+            assert isinstance(value, ast.Attribute)
+            if not _may_be_group_ast(file, value.value):
+                continue  # `ctx.group_name`, `cfg.group_name`: the transformer leaves it
+        elif not isinstance(value, (ast.Constant, ast.JoinedStr, ast.List, ast.ListComp)):
             continue
         yield file.edit(node)
+
+
+_FACTORY_LASTS = frozenset(name.rpartition(".")[2] for name in GROUP_FACTORIES)
+_WORLD_LASTS = frozenset(name.rpartition(".")[2] for name in WORLD_GROUPS)
+
+
+def _may_be_group_ast(file: AstFile, node: ast.expr) -> bool:
+    """A bound from the stdlib ast for ``GroupNameTransformer._may_be_group``: false only where it is false. Where the
+    transformer resolves the qualified name of an attribute chain, this looks at its last component (the qualified
+    name ends with it); a plain name is resolved through the file's imports (``from … import new_group as ng``).
+    Where it asks the single binding of a name (``_bound_as_group``), this asks whether any parameter or annotated
+    assignment of that name in the file is annotated ``ProcessGroup``, or any assignment of it is from a call that
+    may return a group."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr == "get_group" or func.attr in _FACTORY_LASTS
+        return isinstance(func, ast.Name) and (func.id in _FACTORY_LASTS or file.qualname(func) in GROUP_FACTORIES)
+    if isinstance(node, ast.Name):
+        ident = node.id
+        if file.qualname(node) in WORLD_GROUPS:
+            return True
+    elif isinstance(node, ast.Attribute):
+        ident = node.attr
+        if ident in _WORLD_LASTS:
+            return True
+    else:
+        return False
+    if _GROUPISH.search(ident) and not _NOT_A_GROUP.search(ident):
+        return True
+    return isinstance(node, ast.Name) and ident in _group_bound_names(file)
+
+
+def _group_bound_names(file: AstFile) -> frozenset[str]:
+    """The names some parameter or annotated assignment of the file annotates with ``ProcessGroup``, or some
+    single-target assignment binds to a call that may return a group (made once per file)."""
+    cached = _BOUND_NAMES.get(id(file))
+    if cached is not None and cached[0] is file:
+        return cached[1]
+    names: set[str] = set()
+    for node in file.nodes:
+        if isinstance(node, ast.arg) and node.annotation is not None:
+            if "ProcessGroup" in file.source(node.annotation):
+                names.add(node.arg)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if "ProcessGroup" in file.source(node.annotation):
+                names.add(node.target.id)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if isinstance(node.value, ast.Call) and _may_be_group_ast(file, node.value):
+                names.add(node.targets[0].id)
+    found = frozenset(names)
+    _BOUND_NAMES.clear()  # one file at a time
+    _BOUND_NAMES[id(file)] = (file, found)
+    return found
+
+
+_BOUND_NAMES: dict[int, tuple[AstFile, frozenset[str]]] = {}
 
 
 _SCOPE_NODES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def _group_name_variables(file: AstFile) -> dict[str, set[int]]:
-    """The names a single-target assignment binds to ``<x>.group_name``, with (the ``id`` of) the scope each such
+    """The names a single-target assignment binds to ``<pg>.group_name`` (``pg`` a plain name, not ``self`` or
+    ``cls``, that may be a group: what ``_plan_variable`` requires), with (the ``id`` of) the scope each such
     assignment is written in: the function, class or module around it."""
     found: dict[str, set[int]] = {}
     for assign in file.nodes:
         if (
             isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.targets[0], ast.Name)
             and _is_group_name_ast(assign.value)
+            and isinstance(pg := assign.value.value, ast.Name)  # type: ignore[attr-defined]
+            and pg.id not in ("self", "cls") and _may_be_group_ast(file, pg)
         ):
             scope = next(s for s in _ancestors(file, assign) if isinstance(s, _SCOPE_NODES))
             found.setdefault(assign.targets[0].id, set()).add(id(scope))
