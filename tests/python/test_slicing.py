@@ -15,7 +15,7 @@ from torchmigrate.core.results import FileResult
 from torchmigrate.core.versions import OLDEST, parse_version
 from torchmigrate.python import engine
 from torchmigrate.python.engine import migrate_text, trigger_regex
-from torchmigrate.python.slicing import BINDINGS, BOUND_USES, USES, make_slice
+from torchmigrate.python.slicing import BINDINGS, BOUND_USES, NO_TIES, USES, make_slice
 
 PYTHON_PASSES = [p for p in all_passes() if p.files != "project"]
 EXAMPLES = [pytest.param(p, i, id=f"{p.id}-{i}") for p in PYTHON_PASSES for i, _ in enumerate(p.examples)]
@@ -342,6 +342,78 @@ def test_examples_with_classes_padded_inside_give_the_whole_file_result(pass_: P
     for passes in ([pass_], select_passes(to=target, from_=OLDEST, select=[p.id for p in all_passes()])):
         sliced, whole, _ = _both(code, passes)
         _same(sliced, whole)
+
+
+INNER_FILLER = '''
+{indent}def _filler_inner_{k}(value):
+{indent}    """Scale a value."""
+{indent}    return value * {k}
+'''
+
+
+def _padded_functions(code: str) -> str:
+    """``code`` with unrelated functions defined after every statement of each function body (nested ones too)."""
+    tree = ast.parse(code)
+    lines = code.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    inserts: dict[int, list[str]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body[0].lineno > node.lineno:
+            first = lines[node.body[0].lineno - 1]
+            indent = first[: len(first) - len(first.lstrip())]
+            for statement in node.body:
+                end = statement.end_lineno or statement.lineno
+                inserts.setdefault(end, []).append(INNER_FILLER.format(indent=indent, k=end))
+    out: list[str] = []
+    for number, line in enumerate(lines, start=1):
+        out.append(line)
+        out.extend(inserts.get(number, ()))
+    return "".join(out)
+
+
+RENAME_EXAMPLES = [
+    pytest.param(p, i, id=f"{p.id}-{i}")
+    for p in PYTHON_PASSES
+    if engine._ties([p]) == NO_TIES
+    for i, e in enumerate(p.examples)
+    if any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(ast.parse(e.before)))
+]
+
+
+@pytest.mark.parametrize(("pass_", "index"), RENAME_EXAMPLES)
+def test_rename_examples_with_functions_padded_inside_give_the_whole_file_result(pass_: Pass, index: int) -> None:
+    """For passes that only rename, the functions a kept function defines become stubs when they hold nothing the
+    pass acts on: every such example with a function, padded with nested functions, gives the whole-file result."""
+    example = pass_.examples[index]
+    code = _padded(_padded_functions(example.before))
+    assert not trigger_regex(all_passes()).search(INNER_FILLER)
+    sliced, whole, _ = _both(code, [pass_])
+    _same(sliced, whole)
+
+
+def test_functions_inside_a_kept_function_become_stubs_for_a_rename_only() -> None:
+    """torch's ``_dynamo/variables/torch.py`` keeps a 2,000-line method of nested handlers for two references to
+    ``torch._utils.is_compiling``: a pass that only renames gets the handler that holds one, and stubs for the rest.
+    A pass that follows variables keeps them whole (a nested function reads its enclosing function's variables)."""
+    inner = "".join(INNER_FILLER.format(indent="    ", k=k) for k in range(10))
+    code = (
+        "import torch\n\n\ndef handlers():\n    table = {}\n" + inner
+        + "\n    def compiling():\n        return torch._utils.is_compiling()\n" + inner
+        + "    return table\n\n\nHANDLERS = handlers()\n"
+    )
+    rename = get_pass("is-compiling")
+    assert engine._ties([rename]) == NO_TIES
+    sliced = make_slice(code, ast.parse(code), engine.slice_regex([rename]), ties=NO_TIES)
+    assert sliced is not None
+    assert "def compiling():\n        return torch._utils.is_compiling()\n" in sliced.text
+    assert "Scale a value" not in sliced.text and sliced.text.count("__torchmigrate_hole_") == 3
+    assert sliced.splice(sliced.text) == code
+    followed = make_slice(code, ast.parse(code), engine.slice_regex([rename]), ties=USES)
+    assert followed is None or "Scale a value" in followed.text
+    result, whole, used = _both(code, [rename])
+    _same(result, whole)
+    assert used == 1 and "torch.compiler.is_compiling()" in result.code
 
 
 def test_methods_of_a_kept_class_become_stubs() -> None:

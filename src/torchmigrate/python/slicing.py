@@ -43,6 +43,7 @@ MIN_SAVING = 0.3
 """Slice only when at least this share of the file's lines can be left out: below that the bookkeeping is not worth it."""
 
 _STUB = "__torchmigrate_hole_{}__"
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _NAMED_NODES = (
     ast.Name, ast.arg, ast.keyword, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Global, ast.Nonlocal,
     ast.ExceptHandler, ast.MatchAs, ast.MatchStar,
@@ -416,8 +417,9 @@ def make_slice(
     method_ties = followed  # a method binds no module-level variable (one with a `global` declaration stays)
     for index, flag in enumerate(keep):
         only = groups[index][1][0] if len(groups[index][1]) == 1 else None
-        if flag and index > 0 and isinstance(only, ast.ClassDef):
-            runs = _method_runs(only, code, triggers, relevant, method_ties, memo)
+        into_functions = ties == NO_TIES
+        if flag and index > 0 and (isinstance(only, ast.ClassDef) or into_functions and isinstance(only, _FUNCTIONS)):
+            runs = _method_runs(only, code, triggers, relevant, method_ties, memo, into_functions)
             if runs:
                 inner[index] = runs
     omitted = sum(last - first + 1 for (first, last), flag in zip(spans, keep, strict=True) if not flag)
@@ -475,18 +477,24 @@ def _code_lines(lines: list[str], inside: set[int]) -> list[str]:
 
 
 def _method_runs(
-    cls: ast.ClassDef,
+    cls: ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef,
     lines: list[str],
     triggers: re.Pattern[str],
     relevant: set[str],
     shared: set[str],
     memo: dict[int, set[str] | None] | None = None,
+    into_functions: bool = False,
 ) -> list[list[ast.stmt]]:
     """Inside a kept class, the runs of consecutive methods that can become one stub line each, as top-level groups
     do: a method that holds a trigger word, a name an import spelling one binds, a module-level variable the kept code
     shares (``shared``) or a ``global`` / ``nonlocal`` declaration stays, and so does every other statement of the
     class body (a nested class is looked into the same way). A run is worth a stub only if it leaves out more than
-    its one line."""
+    its one line.
+
+    ``into_functions`` (a slice for passes that only rename, :data:`NO_TIES`): the same inside a kept function or
+    method, for the functions defined in its body (torch's ``_get_handlers`` is one 2,000-line method of nested
+    handlers). A nested function can read its enclosing function's variables, which a stub does not show, so this is
+    only for passes that look at nothing but the references to their names and the imports."""
     runs: list[list[ast.stmt]] = []
     current: list[ast.stmt] = []
     previous_end = 0
@@ -509,8 +517,9 @@ def _method_runs(
             if current:
                 runs.append(current)
                 current = []
-            if isinstance(statement, ast.ClassDef):  # a nested class: its methods, the same way
-                runs.extend(_method_runs(statement, lines, triggers, relevant, shared, memo))
+            if isinstance(statement, ast.ClassDef) or into_functions and isinstance(statement, _FUNCTIONS):
+                # a nested class: its methods, the same way (and a kept function's own functions, when asked)
+                runs.extend(_method_runs(statement, lines, triggers, relevant, shared, memo, into_functions))
         previous_end = end
     if current:
         runs.append(current)
