@@ -31,6 +31,7 @@ from torchmigrate.python.imports import (
     merge_imports,
     place_imports,
 )
+from torchmigrate.python.positions import StatementPositions
 from torchmigrate.python.precheck import all_nodes, ast_parse, relevant_passes
 from torchmigrate.python.reflow import reflow
 from torchmigrate.python.renames import RenameTransformer, advice_for_target
@@ -556,6 +557,8 @@ class Wrappers:
         self._wrapper: MetadataWrapper | None = None
         self._texts: list[tuple[cst.Module, str]] = []  # trees whose text is known without generating it
         self._names: tuple[str, FastNames] | None = None
+        self._tree: tuple[str, ast.Module] | None = None  # the stdlib ast of the last text asked for
+        self._positions: tuple[cst.Module, StatementPositions] | None = None
 
     def seed(self, module: cst.Module, text: str | None = None) -> None:
         """A tree fresh from the parser has no shared nodes, so its wrapper can skip libcst's defensive deep copy."""
@@ -573,11 +576,32 @@ class Wrappers:
         if text is None:
             return None
         if self._names is None or self._names[0] is not text:
+            tree = self._ast(text)
+            if tree is None:
+                return None
+            self._names = (text, FastNames(tree))
+        return self._names[1]
+
+    def _ast(self, text: str) -> ast.Module | None:
+        if self._tree is None or self._tree[0] is not text:
             try:
-                self._names = (text, FastNames(ast_parse(text)))
+                self._tree = (text, ast_parse(text))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
-        return self._names[1]
+        return self._tree[1]
+
+    def positions(self, module: cst.Module, visited: cst.Module) -> StatementPositions | None:
+        """``PositionProvider``'s table for ``visited``, the tree a wrapper of ``module`` visits (``module`` itself, or
+        the wrapper's deep copy of it), made per top-level statement (:mod:`.positions`) when ``module``'s text is
+        known; one per tree, shared by the passes that visit it."""
+        if self._positions is not None and self._positions[0] is visited:
+            return self._positions[1]
+        text = next((t for m, t in self._texts if m is module), None)
+        tree = None if text is None else self._ast(text)
+        if tree is None:
+            return None
+        self._positions = (visited, StatementPositions(visited, tree))
+        return self._positions[1]
 
     def get(self, module: cst.Module) -> MetadataWrapper:
         if self._wrapper is None or self._module is not module:
@@ -628,6 +652,7 @@ def apply_pass(
         transformer = step(context, pass_, sink)
         transformer.plan = plan
         transformer.fast_names = wrappers.fast_names(module)
+        transformer.positions = wrappers.positions(module, wrapper.module)
         transformer.outside_text = outside
         before_edits = len(sink.edits)
         new_module = wrapper.visit(transformer)

@@ -98,6 +98,7 @@ _M = TypeVar("_M")
 
 if TYPE_CHECKING:
     from torchmigrate.core.passes import Pass
+    from torchmigrate.python.positions import StatementPositions
 
 __all__ = [
     "CallContext",
@@ -222,6 +223,8 @@ class PassTransformer(cst.CSTTransformer):
     plan: Any = None
     # The scope-free qualified names of the text being visited, set by the engine (``None``: ask libcst).
     fast_names: FastNames | None = None
+    # PositionProvider's table made per top-level statement (torchmigrate.python.positions), when the engine has one
+    positions: StatementPositions | None = None
     # When the engine runs the pass on a slice of the file: the text of the statements the slice left out (the
     # passes never change it). See ``whole_text_has``.
     outside_text: str = ""
@@ -279,6 +282,13 @@ class PassTransformer(cst.CSTTransformer):
             if parent is not None:
                 CHECK_VISITED_PARENTS.answered += CHECK_VISITED_PARENTS.enabled
                 return cast(_M, parent)
+        if key is PositionProvider and key not in self.metadata and self.positions is not None:
+            wrapper = self.context.wrapper
+            if wrapper is None or PositionProvider not in wrapper._metadata:  # libcst's table, where made, is free
+                if len(self._visiting) > 1:
+                    self.positions.prepare(self._visiting[1])  # the top-level statement being visited
+                positions = self.positions
+                return cast(_M, positions[node] if default is _UNDEFINED else positions.get(node, default))
         if key in self.LAZY_METADATA and key not in self.metadata:
             wrapper = self.context.wrapper
             if wrapper is None:
