@@ -146,6 +146,43 @@ class _Recording:
         pass
 
 
+def test_work_starts_while_the_tree_is_still_being_listed(tmp_path: Path) -> None:
+    """The look-ahead window fills a few tasks per task handed on: the first batch goes to a worker after a few dozen
+    files are listed, not after the whole tree (listing torchvision's takes longer than its first batches), and a big
+    file listed later still goes ahead of the small ones around it."""
+    for i in range(200):
+        (tmp_path / f"a{i:03d}.py").write_text(LEGACY + f"\nVALUE_{i} = {i}\n")
+    (tmp_path / "m_big.py").write_text(LEGACY + "".join(f"\ndef helper_{k}(value):\n    return value + {k}\n" for k in range(400)))
+    tasks = _tasks(tmp_path)
+    listed: list[int] = []
+
+    def listing() -> Iterator[Task]:
+        for number, task in enumerate(tasks, 1):
+            listed.append(number)
+            yield task
+
+    runner = Runner(jobs=2, batch_size=4)
+    runner.big_file = (tmp_path / "m_big.py").stat().st_size
+    recording = _Recording()
+    pulled: list[int] = []
+    submit = recording.submit
+
+    def submitted(batch: list[tuple[bytes, str, object]]) -> object:
+        pulled.append(len(listed))
+        return submit(batch)
+
+    recording.submit = submitted  # type: ignore[method-assign]
+    runner._executor = recording  # type: ignore[assignment]
+    try:
+        assert _records(runner.run(listing(), write=False)) == _records(run_tasks(tasks, write=False, jobs=1))
+    finally:
+        runner.close()
+    assert pulled[0] <= runner.lookahead_step * runner.batch_size < len(tasks)  # a batch of 4, 32 listed per task
+    big = next(i for i, batch in enumerate(recording.order) if batch == [str(tmp_path / "m_big.py")])
+    small_after = [i for i, batch in enumerate(recording.order) if any(p.endswith(("a199.py", "a150.py")) for p in batch)]
+    assert all(big < i for i in small_after)
+
+
 def test_big_files_are_sent_first_and_results_keep_task_order(tmp_path: Path) -> None:
     """A big file late in path order goes to a worker before the small ones around it, alone in its batch, so no
     worker is still on it when the others are done; the results still come in task order, as one process gives them."""
@@ -160,6 +197,7 @@ def test_big_files_are_sent_first_and_results_keep_task_order(tmp_path: Path) ->
     runner = Runner(jobs=2, batch_size=4)
     runner.big_file = (tmp_path / "z_big1.py").stat().st_size
     runner.early_limit = 2  # at most two sent ahead of their turn at a time: the two biggest first
+    runner.lookahead_step = len(tasks)  # the whole tree listed before the first file goes (see the next test)
     recording = _Recording()
     runner._executor = recording  # type: ignore[assignment]
     try:

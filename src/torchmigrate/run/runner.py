@@ -119,6 +119,9 @@ class Runner:
         # ``big_file`` bytes among them is sent off at once, alone in its batch, so that a worker is not still on it
         # when every other file is done. Results still come out in task order; one process does not reorder.
         self.lookahead = 0 if inline else 4096
+        # The look-ahead window grows by at most this many tasks per task handed on, so that the first files reach
+        # the workers while the rest of the tree is still being listed (listing a tree takes a tenth of a second).
+        self.lookahead_step = 32
         self.big_file = 64 * 1024
         self.early_limit = 4 * self.jobs  # big files sent ahead of their turn at a time
         self._passes: dict[Options, list[Pass]] = {}
@@ -210,7 +213,8 @@ class Runner:
     def _ahead(self, tasks: Iterable[Task]) -> Iterator[tuple[Task, _Slot | None]]:
         """``tasks`` in order, each with its slot if it was prepared and sent early: among the next ``lookahead``
         tasks, the biggest files (``big_file`` bytes or more) go first, at most ``early_limit`` of them sent ahead
-        of their turn at a time, so that their results held back for the path order stay few."""
+        of their turn at a time, so that their results held back for the path order stay few. The window fills
+        ``lookahead_step`` tasks per task handed on, so work starts before the listing ends."""
         if self.lookahead <= 0:
             for task in tasks:
                 yield task, None
@@ -221,7 +225,9 @@ class Runner:
         source = enumerate(tasks)
         exhausted = False
         while True:
-            while not exhausted and len(window) <= self.lookahead:
+            budget = self.lookahead_step
+            while not exhausted and len(window) <= self.lookahead and (budget > 0 or not window):
+                budget -= 1
                 entry = next(source, None)
                 if entry is None:
                     exhausted = True
