@@ -202,6 +202,11 @@ DETECTOR_CASES = [
      "def f(t):\n    return funcol.all_reduce(t, 'sum', name)\ndef g(pg):\n    global name\n    name = pg.group_name\n"),
     ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
      "class C:\n    name = pg.group_name\n    def f(self, t):\n        return funcol.all_reduce(t, 'sum', name)\n"),
+    ("magma-preference", "import torch\nb = torch.backends.cuda.preferred_linalg_library()\n"
+     "torch.backends.cuda.preferred_linalg_library(b)\ntorch.backends.cuda.preferred_linalg_library('cusolver')\n"),
+    ("magma-preference", "import torch\ntorch.backends.cuda.preferred_linalg_library(backend='MAGMA')\n"
+     "old = torch.backends.cuda.preferred_linalg_library('magma')\n"),
+    ("magma-preference", "from torch.backends.cuda import preferred_linalg_library as p\np(*args)\np(**kw)\np('ma' 'gma')\n"),
     # the evidence that the object is a group, as the transformer asks for it (torch's _functional_collectives.py
     # assigns `group_name = ctx.group_name` in its backward functions: no site, so the file skips this pass's libcst)
     ("group-names-to-process-groups", "import torch.distributed._functional_collectives as funcol\n"
@@ -338,3 +343,26 @@ def test_the_qualname_shortcut_answers_as_the_scope_analysis() -> None:
                 asked += 1
                 assert file.qualname(node) == names.qualname(node), ast.unparse(node)
     assert asked > 1000
+
+
+def test_the_statement_walk_is_the_shared_walk_of_statements() -> None:
+    """``AstFile.statements`` (what ``notimplemented-error-type`` walks for its ``try`` statements) gives the statements,
+    handlers and ``case`` clauses of the shared walk, in its order, version-guarded code skipped the same way."""
+    from pathlib import Path
+
+    import torchmigrate
+
+    texts = [e.before for p in all_passes() if p.files == "python" for e in p.examples if e.before]
+    texts += [f.read_text(encoding="utf-8") for f in sorted(Path(torchmigrate.__file__).parent.rglob("*.py"))[::4]]
+    texts.append(
+        "import torch\nif torch.__version__ >= '2':\n    try:\n        x()\n    except NotImplementedError:\n        pass\n"
+        "match y:\n    case 1:\n        try:\n            z()\n        except (NotImplementedError, OSError):\n            pass\n"
+    )
+    kinds = (ast.stmt, ast.ExceptHandler, ast.match_case)
+    compared = 0
+    for text in texts:
+        tree = ast.parse(text)
+        expected = [n for n in AstFile(text, tree).walk() if isinstance(n, kinds)]
+        assert list(AstFile(text, tree).statements()) == expected
+        compared += len(expected)
+    assert compared > 5_000

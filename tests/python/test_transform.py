@@ -243,7 +243,7 @@ def test_loading_the_passes_and_settling_a_file_does_not_import_libcsts_codemod_
         "passes = make_options('2.12', '1.8').passes()\n"
         "r = migrate_text('import torch\\nsd = torch.load(p)\\n', passes)\n"
         "assert r.findings and not r.edits, r\n"
-        "r = migrate_text('import torch\\nx = torch.backends.cuda.preferred_linalg_library\\n', passes)\n"
+        "r = migrate_text('import torch\\nx = torch.backends.cuda.preferred_linalg_library(*args)\\n', passes)\n"
         "assert runs and not r.edits, (runs, r)\n"
         "r = migrate_text('import torch\\nx = torch.cuda.amp.autocast()\\n', passes)\n"
         "assert r.edits, r\n"

@@ -235,6 +235,33 @@ class AstFile:
         return frozenset(bound)
 
     @cached_property
+    def _import_lasts(self) -> dict[str, frozenset[str]]:
+        """Per name an import binds anywhere in the file, the last components of what it binds it to (``c`` for
+        ``from a.b import c as d``, ``b`` for ``import a.b as e``, ``a`` for ``import a.b``)."""
+        found: dict[str, set[str]] = {}
+        for node in self.nodes:
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    local = a.asname or a.name.partition(".")[0]
+                    found.setdefault(local, set()).add(a.name.rpartition(".")[2] if a.asname else local)
+            elif isinstance(node, ast.ImportFrom):
+                for a in node.names:
+                    found.setdefault(a.asname or a.name, set()).add(a.name)
+        return {name: frozenset(lasts) for name, lasts in found.items()}
+
+    def may_call(self, node: ast.Call, lasts: frozenset[str]) -> bool:
+        """Whether the callee of ``node`` may have a qualified name (:meth:`callee`) whose last component is one of
+        ``lasts``, told without the scope analysis: an attribute chain's name ends with its attribute, and a plain
+        name has one only through an import, which names its last component."""
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            return func.attr in lasts
+        if isinstance(func, ast.Name):
+            bound = self._import_lasts.get(func.id)
+            return bound is not None and not bound.isdisjoint(lasts)
+        return False
+
+    @cached_property
     def _maybe_flags(self) -> frozenset[str]:
         """Names that may be the module's version flags for the transformers' fuller guard rule
         (``guards.version_flags``: ``NEW_API = is_torch_version(">=", "2.0")``): every name an assignment binds to a
@@ -356,6 +383,27 @@ class AstFile:
             return iter(self._walked)
         return self._walk(root)
 
+    def statements(self) -> Iterator[ast.AST]:
+        """Every statement, ``except`` handler and ``case`` clause in source order, skipping version-guarded code whole
+        as :meth:`walk` does: for a detector whose sites are statements, without the walk of every expression (a
+        guard that is an expression, ``a if torch_2 else b``, holds no statement)."""
+        stack: list[ast.AST] = list(reversed(self.tree.body))
+        is_guard = self.is_version_guard
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if (kind is ast.If or kind is ast.Try) and is_guard(node):
+                continue
+            yield node
+            children: list[ast.AST] = []
+            for field in _STATEMENT_BLOCKS:
+                block = getattr(node, field, None)
+                if type(block) is list:
+                    children.extend(block)
+            if children:
+                children.reverse()
+                stack.extend(children)
+
     @cached_property
     def _walked(self) -> list[ast.AST]:
         """:meth:`_walk` of the whole tree as a list, in one loop (no generator): the walk every detector of the file
@@ -392,6 +440,7 @@ class AstFile:
 
 
 _GUARD_KINDS = frozenset({ast.If, ast.IfExp, ast.Try})
+_STATEMENT_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")  # the fields that hold statements, in order
 _REORDERED = frozenset({ast.IfExp, ast.Dict, ast.Call, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
 """The node types whose children :func:`children_in_source_order` orders other than their fields do."""
 
@@ -480,8 +529,8 @@ def calls_to(names: frozenset[str], keep: Callable[[ast.Call], bool] | None = No
 
     def detect(file: AstFile) -> Iterator[Site]:
         for node in file.walk():
-            if not isinstance(node, ast.Call) or isinstance(node.func, ast.Attribute) and node.func.attr not in lasts:
-                continue  # an attribute chain's qualified name ends with its attribute
+            if not isinstance(node, ast.Call) or not file.may_call(node, lasts):
+                continue  # the callee's qualified name cannot end with a target's last component
             if file.callee(node) in names and (keep is None or keep(node)):
                 yield file.edit(node)
 

@@ -17,11 +17,14 @@ in the last bits and in speed. Nothing changes on CPU-only builds, where selecti
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import DEPRECATION, REVIEW, Example, Pass
 from torchmigrate.python.helpers import arg
+from torchmigrate.python.sites import analyser, calls_to
 from torchmigrate.python.transform import PassTransformer
 
 PASS = Pass(
@@ -142,3 +145,17 @@ class RemoveMagmaPreference(PassTransformer):
                 'preferred_linalg_library("magma") is deprecated since 2.11 and its result is used here: '
                 "drop the MAGMA selection (cuSOLVER is the default) and whatever depends on its return value",
             )
+
+
+def _may_select_magma(call: ast.Call) -> bool:
+    """A bound from the stdlib ast for ``_selects_magma`` on a call of the function: its backend argument (the first
+    positional one, else ``backend=``) is the string ``"magma"`` in any case, or ``*`` / ``**`` may hide it."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return True
+    value = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "backend"), None)
+    return isinstance(value, ast.Constant) and isinstance(value.value, str) and value.value.lower() == "magma"
+
+
+# Both the edit and the finding are made at a call of the function that selects MAGMA: a file without one (torch's
+# `common_utils.py` reads and restores the preference with a variable) is settled without libcst.
+PASS.analyse = analyser(PASS.id, calls_to(frozenset({_QUALNAME}), _may_select_magma))

@@ -582,8 +582,8 @@ def detect(file: AstFile) -> Iterator[Site]:
     lasts = _GROUP_CALL_NAMES
     named: dict[str, set[int]] | None = None  # names assigned from `<x>.group_name`, made when first needed
     for node in file.walk():
-        if not isinstance(node, ast.Call) or isinstance(node.func, ast.Attribute) and node.func.attr not in lasts:
-            continue  # an attribute chain's qualified name ends with its attribute
+        if not isinstance(node, ast.Call) or not file.may_call(node, lasts):
+            continue  # the callee's qualified name cannot end with a collective's or op's name
         slot = group_slot(file.callee(node))
         if slot is None:
             continue

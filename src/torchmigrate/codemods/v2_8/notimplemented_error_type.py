@@ -185,7 +185,7 @@ def detect(file: AstFile) -> Iterator[Site]:
     """The handlers the transformer reports, found with the stdlib ast (its findings, exactly)."""
     if not _HANDLER.search(file.text):
         return  # no `except` clause names NotImplementedError
-    for node in file.walk():
+    for node in file.statements():
         if not isinstance(node, ast.Try):
             continue
         for handler in node.handlers:
