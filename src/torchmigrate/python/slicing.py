@@ -93,8 +93,9 @@ class Slice:
         return "".join(out)
 
 
-def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
-    """Names the statements bind in the module scope (``global`` declarations inside functions included)."""
+def _module_bindings(statements: Iterable[ast.stmt], declares_global: bool = True) -> set[str]:
+    """Names the statements bind in the module scope (``global`` declarations inside functions included; with
+    ``declares_global`` false, the statements' code spells no ``global`` and definitions are not walked for one)."""
     names: set[str] = set()
     stack: list[ast.AST] = list(statements)
     while stack:
@@ -102,9 +103,10 @@ def _module_bindings(statements: Iterable[ast.stmt]) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
             stack.extend(node.decorator_list)
-            for inner in walk_nodes(node):
-                if isinstance(inner, ast.Global):
-                    names.update(inner.names)
+            if declares_global:
+                for inner in walk_nodes(node):
+                    if isinstance(inner, ast.Global):
+                        names.update(inner.names)
             continue
         if isinstance(node, _SCOPES):
             continue
@@ -377,19 +379,19 @@ def make_slice(
         imported |= local
         if triggers.search(segment):
             relevant |= local
-    bindings = [_module_bindings(statements) for _, statements in groups]
+    words = [set(_WORD.findall(chunk)) for chunk in chunks]
+    bindings = [_module_bindings(statements, "global" in words[index]) for index, (_, statements) in enumerate(groups)]
     visible = frozenset(imported.union(*bindings) | _BUILTINS)
     keep = [False] * len(groups)
     keep[0] = True
-    words = [set(_WORD.findall(chunk)) for chunk in chunks]
-    memo: dict[int, set[str] | None] = {}  # what each definition can read, asked for by the ties and the stubs
+    memo = _reads_memo(tree)  # what each definition can read, asked for by the ties and the stubs
     reads = [_group_reads(statements, words[index], memo) for index, (_, statements) in enumerate(groups)]
     for index, chunk in enumerate(chunks):
         binds = "import" in words[index] and _imports_bind_module_names(groups[index][1], "global" in words[index])
         if binds or triggers.search(chunk) or not words[index].isdisjoint(relevant):
             keep[index] = True
     # Module-level variables tie groups together (see USES … NO_TIES)
-    variables = [_assigned(statements) for _, statements in groups]
+    variables = [_assigned(statements, "global" in words[index]) for index, (_, statements) in enumerate(groups)]
     every_variable = set().union(*variables)
     followed: set[str] = set()  # the variables whose reads elsewhere tie too
     if ties == BOUND_USES:  # what the groups holding a site (kept so far) bind or pass as **kwargs
@@ -465,6 +467,20 @@ def make_slice(
         out.append(stub)
         origin.append(0)
     return Slice(text="".join(out), origin=origin, holes=holes)
+
+
+def _reads_memo(tree: ast.Module) -> dict[int, set[str] | None]:
+    """The memo of :func:`_read_names` for ``tree``'s statements, kept for the last tree (by identity, the tree held
+    with it so that its statements' ids stay theirs): the engine slices one file for each pass in play and for all
+    of them together, and a statement's reads do not change."""
+    if _MEMO and _MEMO[0][0] is tree:
+        return _MEMO[0][1]
+    memo: dict[int, set[str] | None] = {}
+    _MEMO[:] = [(tree, memo)]
+    return memo
+
+
+_MEMO: list[tuple[ast.Module, dict[int, set[str] | None]]] = []
 
 
 def _code_lines(lines: list[str], inside: set[int]) -> list[str]:
@@ -557,14 +573,15 @@ def _star_names(statements: list[ast.stmt]) -> set[str]:
     }
 
 
-def _assigned(statements: list[ast.stmt]) -> set[str]:
+def _assigned(statements: list[ast.stmt], declares_global: bool = True) -> set[str]:
     """Module-level *variables* the statements bind (not functions or classes: those are kept as names in stubs), a
     function's ``global`` ones included (``def setup(): global graph; graph = torch.cuda.CUDAGraph()``: a stub would
     give the kept code a placeholder binding of ``graph``)."""
     names: set[str] = set()
     for statement in statements:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names |= _declared_global([statement])
+            if declares_global:
+                names |= _declared_global([statement])
             continue
-        names |= _module_bindings([statement])
+        names |= _module_bindings([statement], declares_global)
     return names
