@@ -366,3 +366,29 @@ def test_the_statement_walk_is_the_shared_walk_of_statements() -> None:
         assert list(AstFile(text, tree).statements()) == expected
         compared += len(expected)
     assert compared > 5_000
+
+
+def test_a_calls_and_a_dicts_children_come_in_source_order() -> None:
+    """The shared walk orders a call's arguments and a dict's keys and values as written: the fields' order where no
+    ``*args`` follows a keyword, by position where one does (``f(k=1, *a)``)."""
+    from pathlib import Path
+
+    import torchmigrate
+    from torchmigrate.python.sites import children_in_source_order
+
+    texts = [
+        "f(a, k=1, *b, **c)\nf(*a, k=1)\nf(k=1, *a, j=2, *b)\nf(k=1, **c)\nd = {**a, 'b': 1, **c, 'd': {}}\n",
+        "f(\n    k=1,\n    *args,\n)\ng(x)(y, z=1)\n",
+    ]
+    texts += [e.before for p in all_passes() if p.files == "python" for e in p.examples if e.before]
+    texts += [f.read_text(encoding="utf-8") for f in sorted(Path(torchmigrate.__file__).parent.rglob("*.py"))[::3]]
+    compared = 0
+    for text in texts:
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Call, ast.Dict)):
+                parts = [*node.keys, *node.values] if isinstance(node, ast.Dict) else [*node.args, *node.keywords]
+                expected = [node.func] if isinstance(node, ast.Call) else []
+                expected += sorted((p for p in parts if p is not None), key=lambda p: (p.lineno, p.col_offset))
+                assert children_in_source_order(node) == expected, ast.unparse(node)
+                compared += 1
+    assert compared > 5_000

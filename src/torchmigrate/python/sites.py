@@ -24,7 +24,14 @@ from torchmigrate.core.passes import Analyser, Pass
 from torchmigrate.core.results import Finding
 from torchmigrate.python.guards import _VERSION_ISH, is_version_guard_ast
 from torchmigrate.python.names import AstNames
-from torchmigrate.python.precheck import all_nodes, call_arguments, child_nodes, module_level, statement_start
+from torchmigrate.python.precheck import (
+    all_nodes,
+    call_arguments,
+    child_nodes,
+    module_level,
+    nested_statements,
+    statement_start,
+)
 from torchmigrate.python.precheck import walk as walk_nodes
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -224,10 +231,16 @@ class AstFile:
         return isinstance(node, ast.Name) and node.id in self._imported
 
     @cached_property
+    def _import_statements(self) -> list[ast.Import | ast.ImportFrom]:
+        """Every import statement of the file, at any depth."""
+        return [n for n in nested_statements(self.tree) if type(n) is ast.Import or type(n) is ast.ImportFrom]
+
+    @cached_property
     def _imported(self) -> frozenset[str]:
-        """The names import statements bind anywhere in the file."""
+        """The names import statements bind anywhere in the file (imports are statements: the statement walk finds
+        them all, without the walk of every expression)."""
         bound: set[str] = set()
-        for node in self.nodes:
+        for node in self._import_statements:
             if isinstance(node, ast.Import):
                 bound.update(a.asname or a.name.partition(".")[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom):
@@ -239,7 +252,7 @@ class AstFile:
         """Per name an import binds anywhere in the file, the last components of what it binds it to (``c`` for
         ``from a.b import c as d``, ``b`` for ``import a.b as e``, ``a`` for ``import a.b``)."""
         found: dict[str, set[str]] = {}
-        for node in self.nodes:
+        for node in self._import_statements:
             if isinstance(node, ast.Import):
                 for a in node.names:
                     local = a.asname or a.name.partition(".")[0]
@@ -453,16 +466,27 @@ def _may_be_dict_display(value: ast.expr) -> bool:
     )
 
 
+def _before(a: ast.AST, b: ast.AST) -> bool:
+    return (a.lineno, a.col_offset) < (b.lineno, b.col_offset)  # type: ignore[attr-defined]
+
+
 def children_in_source_order(node: ast.AST) -> list[ast.AST]:
     """``node``'s children in the order libcst visits them, the source's: the fields' order, except where the source
     differs (decorators first; a return annotation before the body; ``a if c else b``; a dict's keys and values, and
     a call's keywords before ``*args``, by position)."""
     if isinstance(node, ast.IfExp):
         return [node.body, node.test, node.orelse]
-    if isinstance(node, (ast.Dict, ast.Call)):
-        parts = [*node.keys, *node.values] if isinstance(node, ast.Dict) else [*node.args, *node.keywords]
-        ordered: list[ast.AST] = [node.func] if isinstance(node, ast.Call) else []
-        ordered.extend(sorted((p for p in parts if p is not None), key=lambda p: (p.lineno, p.col_offset)))  # type: ignore[attr-defined]
+    if isinstance(node, ast.Call):
+        args, keywords = node.args, node.keywords
+        if not args or not keywords or _before(args[-1], keywords[0]):  # no `*args` after a keyword: fields' order
+            return [node.func, *args, *keywords]
+        return [node.func, *sorted([*args, *keywords], key=lambda p: (p.lineno, p.col_offset))]  # type: ignore[attr-defined]
+    if isinstance(node, ast.Dict):
+        ordered: list[ast.AST] = []  # each key before its value, pair after pair (`**d` has no key)
+        for key, value in zip(node.keys, node.values, strict=True):
+            if key is not None:
+                ordered.append(key)
+            ordered.append(value)
         return ordered
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         # as written (and visited by libcst): decorators, parameters, the return annotation, then the body
