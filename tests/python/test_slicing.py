@@ -302,25 +302,31 @@ METHOD_FILLER = '''
 '''
 
 
-def _padded_classes(code: str) -> str:
-    """``code`` with unrelated methods after every statement of each class body (nested classes too)."""
+def _padded_bodies(code: str, kinds: tuple[type[ast.AST], ...], filler: str) -> str:
+    """``code`` with ``filler`` (formatted with the body's indent) after every statement of each body of a ``kinds``
+    node (nested ones too)."""
     tree = ast.parse(code)
     lines = code.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     inserts: dict[int, list[str]] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef) and node.body and node.body[0].lineno > node.lineno:
-            first = lines[node.body[0].lineno - 1]
+        if isinstance(node, kinds) and node.body and node.body[0].lineno > node.lineno:  # type: ignore[attr-defined]
+            first = lines[node.body[0].lineno - 1]  # type: ignore[attr-defined]
             indent = first[: len(first) - len(first.lstrip())]
-            for statement in node.body:
+            for statement in node.body:  # type: ignore[attr-defined]
                 end = statement.end_lineno or statement.lineno
-                inserts.setdefault(end, []).append(METHOD_FILLER.format(indent=indent, k=end))
+                inserts.setdefault(end, []).append(filler.format(indent=indent, k=end))
     out: list[str] = []
     for number, line in enumerate(lines, start=1):
         out.append(line)
         out.extend(inserts.get(number, ()))
     return "".join(out)
+
+
+def _padded_classes(code: str) -> str:
+    """``code`` with unrelated methods after every statement of each class body (nested classes too)."""
+    return _padded_bodies(code, (ast.ClassDef,), METHOD_FILLER)
 
 
 CLASS_EXAMPLES = [
@@ -353,23 +359,7 @@ INNER_FILLER = '''
 
 def _padded_functions(code: str) -> str:
     """``code`` with unrelated functions defined after every statement of each function body (nested ones too)."""
-    tree = ast.parse(code)
-    lines = code.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    inserts: dict[int, list[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.body[0].lineno > node.lineno:
-            first = lines[node.body[0].lineno - 1]
-            indent = first[: len(first) - len(first.lstrip())]
-            for statement in node.body:
-                end = statement.end_lineno or statement.lineno
-                inserts.setdefault(end, []).append(INNER_FILLER.format(indent=indent, k=end))
-    out: list[str] = []
-    for number, line in enumerate(lines, start=1):
-        out.append(line)
-        out.extend(inserts.get(number, ()))
-    return "".join(out)
+    return _padded_bodies(code, (ast.FunctionDef, ast.AsyncFunctionDef), INNER_FILLER)
 
 
 RENAME_EXAMPLES = [
