@@ -392,3 +392,30 @@ def test_a_calls_and_a_dicts_children_come_in_source_order() -> None:
                 assert children_in_source_order(node) == expected, ast.unparse(node)
                 compared += 1
     assert compared > 5_000
+
+
+def test_the_shared_walk_leaves_out_only_contexts_operators_and_guarded_code() -> None:
+    """Under every node of the shared walk, each child of the stdlib's is walked too, except a name's ``Load`` /
+    ``Store`` context and an operation's operator (no detector looks for them) and version-guarded code."""
+    from pathlib import Path
+
+    import torchmigrate
+
+    singletons = (ast.expr_context, ast.operator, ast.unaryop, ast.boolop, ast.cmpop)
+    texts = [e.before for p in all_passes() if p.files == "python" for e in p.examples if e.before]
+    texts += [f.read_text(encoding="utf-8") for f in sorted(Path(torchmigrate.__file__).parent.rglob("*.py"))[::4]]
+    left_out = walked_count = 0
+    for text in texts:
+        file = AstFile(text, ast.parse(text))
+        walked = list(file.walk())
+        ids = {id(n) for n in walked}
+        walked_count += len(walked)
+        for node in walked:
+            for child in ast.iter_child_nodes(node):
+                guarded = isinstance(child, (ast.If, ast.IfExp, ast.Try)) and file.is_version_guard(child)
+                if isinstance(child, singletons) or guarded:
+                    assert id(child) not in ids, ast.dump(child)
+                    left_out += 1
+                else:
+                    assert id(child) in ids, ast.dump(child)
+    assert walked_count > 50_000 and left_out > 10_000

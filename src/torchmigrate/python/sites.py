@@ -432,7 +432,7 @@ class AstFile:
             if kind in _GUARD_KINDS and is_guard(node):
                 continue
             append(node)
-            children = children_in_source_order(node) if kind in _REORDERED else child_nodes(node)
+            children = children_in_source_order(node) if kind in _REORDERED else walk_children(node)
             if children:
                 children.reverse()
                 extend(children)
@@ -447,7 +447,7 @@ class AstFile:
             if kind in _GUARD_KINDS and self.is_version_guard(node):
                 continue
             yield node
-            children = children_in_source_order(node) if kind in reordered else child_nodes(node)
+            children = children_in_source_order(node) if kind in reordered else walk_children(node)
             children.reverse()
             stack.extend(children)
 
@@ -497,8 +497,42 @@ def children_in_source_order(node: ast.AST) -> list[ast.AST]:
         return written
     if isinstance(node, ast.ClassDef):
         # decorators are written (and visited by libcst) before the definition
-        return [*node.decorator_list, *(child for child in child_nodes(node) if child not in node.decorator_list)]
-    return child_nodes(node)
+        return [*node.decorator_list, *(child for child in walk_children(node) if child not in node.decorator_list)]
+    return walk_children(node)
+
+
+def walk_children(node: ast.AST) -> list[ast.AST]:
+    """``node``'s children in field order, as the detectors' walks see them: not the ``Load`` / ``Store`` context of a
+    name, nor the operator of an operation (singletons no detector looks for: they read ``node.ctx`` and
+    ``node.op`` themselves, and a third of a tree's nodes are these), nor the fields that hold a string or a
+    constant (a name's ``id``, an attribute's ``attr``, a constant's value)."""
+    kind = type(node)
+    fields = _WALK_FIELDS.get(kind)
+    if fields is None:
+        skipped = _SCALAR_FIELDS.get(kind, ())
+        fields = _WALK_FIELDS[kind] = tuple(f for f in kind._fields if f not in skipped and f not in _SINGLETON_FIELDS)
+    children: list[ast.AST] = []
+    for field in fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            for item in value:
+                if isinstance(item, ast.AST):
+                    children.append(item)
+        elif isinstance(value, ast.AST):
+            children.append(value)
+    return children
+
+
+_WALK_FIELDS: dict[type, tuple[str, ...]] = {}
+_SINGLETON_FIELDS = frozenset({"ctx", "op", "ops"})
+_SCALAR_FIELDS: dict[type, tuple[str, ...]] = {
+    ast.Name: ("id",),
+    ast.Attribute: ("attr",),
+    ast.Constant: ("value", "kind"),
+    ast.keyword: ("arg",),
+    ast.arg: ("arg", "type_comment"),
+    ast.alias: ("name", "asname"),
+}
 
 
 _LAST: list[AstFile] = []
