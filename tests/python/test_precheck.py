@@ -392,3 +392,22 @@ def test_the_fast_walk_is_ast_walk() -> None:
             continue  # an example of a file that does not parse
         for root in (tree, *tree.body):
             assert walk(root) == list(ast.walk(root))
+
+
+def test_a_pass_is_out_before_the_scan_when_the_file_misses_a_component_of_every_target(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``cat-error-type`` is triggered by ``RuntimeError`` but acts on ``torch.cat`` and its aliases: a file that spells
+    ``torch`` and never ``cat`` (nor ``concat``, ``concatenate``) cannot reach one, so the pass is out without the
+    ast scan; the same file calling ``torch.cat`` keeps it."""
+    from torchmigrate.python import precheck
+
+    cat = get_pass("cat-error-type")
+    scans: list[int] = []
+    real = precheck._decide_all
+    monkeypatch.setattr(precheck, "_decide_all", lambda *a, **k: scans.append(1) or real(*a, **k))
+    text = "import torch\ntry:\n    x = torch.stack(ts)\nexcept RuntimeError:\n    pass\n"
+    assert relevant_passes(text, [cat]) == [] and not scans
+    assert relevant_passes(text.replace("torch.stack", "torch.cat"), [cat]) == [cat] and scans
+    scans.clear()  # a component spelled only in a comment still counts (the scan then decides): a bound, not a guess
+    assert relevant_passes(text + "# cat\n", [cat]) == [] and scans
