@@ -193,7 +193,7 @@ def _own_slices(
 CHAIN_STEP = 0.15
 """What one chain step's stdlib work on the whole text costs (a parse, a slicing, a precheck after an edit), in lines of
 libcst work per line (measured on torch's sources: about 0.12)."""
-CHAIN_MIN_WORK = 3000
+CHAIN_MIN_WORK = 1000
 """Below this many lines of libcst work (passes times the lines of their slice) a chain is not tried."""
 
 

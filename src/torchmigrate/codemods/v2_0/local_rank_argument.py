@@ -34,9 +34,10 @@ import re
 from collections.abc import Iterator
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, ScopeProvider
+from libcst.metadata import ScopeProvider
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
+from torchmigrate.python.guards import child_statements
 from torchmigrate.python.helpers import dotted_name
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
@@ -270,11 +271,23 @@ class LocalRank(PassTransformer):
             return target.annotation
         if not isinstance(target, cst.Name):
             return None
-        parent = self.get_metadata(ParentNodeProvider, target, None)
-        if isinstance(parent, cst.AssignTarget):
-            assign = self.get_metadata(ParentNodeProvider, parent, None)
-            if isinstance(assign, cst.Assign) and len(assign.targets) == 1:
-                return assign.value
-        if isinstance(parent, cst.AnnAssign) and parent.target is target:
-            return parent.value
-        return None
+        root = getattr(assignments[0].scope, "node", None) or self.context.module  # the module scope has no node
+        return None if root is None else _assigned_value(root, target)
+
+
+def _assigned_value(root: cst.CSTNode, target: cst.Name) -> cst.BaseExpression | None:
+    """The value ``target`` is assigned, where it is the one target of an ``=`` or the target of an annotated
+    assignment among the statements under ``root`` (its scope's node), else ``None``. A walk of statements only: an
+    assignment is never inside an expression, and libcst's parent table would be a visit of the whole tree."""
+    stack: list[cst.CSTNode] = [root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Assign):
+            if any(t.target is target for t in node.targets):
+                return node.value if len(node.targets) == 1 else None
+        elif isinstance(node, cst.AnnAssign):
+            if node.target is target:
+                return node.value
+        else:
+            stack.extend(child_statements(node))
+    return None
