@@ -201,20 +201,39 @@ def guarded_imports(module: cst.Module, is_guard: Callable[[cst.CSTNode], bool])
     """The import statements inside version guards (by ``id``) with the names they bind: code that uses those names
     relies on the guard's choice, so passes leave it alone. Statements are walked, never expressions."""
     found: dict[int, frozenset[str]] = {}
-
-    def visit(node: cst.CSTNode, guarded: bool) -> None:
+    stack: list[tuple[cst.CSTNode, bool]] = [(module, False)]
+    while stack:
+        node, guarded = stack.pop()
         if isinstance(node, (cst.Import, cst.ImportFrom)):
             if guarded and not isinstance(node.names, cst.ImportStar):
                 found[id(node)] = frozenset(_bound(alias, isinstance(node, cst.Import)) for alias in node.names)
-            return
+            continue
         if not guarded and isinstance(node, (cst.If, cst.Try)) and is_guard(node):
             guarded = True
-        for child in node.children:
-            if not isinstance(child, cst.BaseExpression):
-                visit(child, guarded)
-
-    visit(module, False)
+        stack.extend((child, guarded) for child in reversed(child_statements(node)))
     return found
+
+
+def child_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements (and blocks, clauses and small statements) ``node`` holds directly: what a walk of a module's
+    statements goes through, without libcst's ``children`` (a visit that builds every child list, expressions and
+    whitespace included). A small statement (an import, an assignment) holds none: statements are never inside
+    expressions."""
+    if isinstance(node, cst.BaseSmallStatement):
+        return []
+    found: list[cst.CSTNode] = []
+    for name in _BLOCKS:
+        child = getattr(node, name, None)
+        if isinstance(child, cst.CSTNode):
+            found.append(child)
+        elif isinstance(child, (list, tuple)):
+            found.extend(c for c in child if isinstance(c, cst.CSTNode))
+    return found
+
+
+_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")
+"""The fields through which statements hold statements: a module's and a block's ``body``, a compound statement's
+block and its clauses (``else``, ``except``, ``finally``, ``case``)."""
 
 
 def _bound(alias: cst.ImportAlias, straight: bool) -> str:

@@ -57,6 +57,19 @@ from torchmigrate.python.starargs import StarKeys, star_keys
 _UNDEFINED: Any = object()
 _BINDING_SITES = (cst.Param, cst.FunctionDef, cst.ClassDef, cst.AsName, cst.MatchAs, cst.MatchStar, cst.MatchMapping)
 _UNSCOPED_PARTS = (cst.Attribute, cst.Arg, cst.NameItem, cst.Import, cst.ImportFrom, *_BINDING_SITES)
+_GUARD, _UNSCOPED = 1, 2
+_KINDS: dict[type, int] = {}
+"""Per node type, what ``PassTransformer.on_visit`` looks for in it: a possible guard (``_GUARD``: ``If``, ``IfExp``,
+``Try``), a part of the tree libcst gives no scope (``_UNSCOPED``). libcst's nodes are ABCs, whose ``isinstance``
+goes through ``ABCMeta``: once per type here, not twice per node visited."""
+
+
+def _kind_of(node_type: type) -> int:
+    kind = (_GUARD if issubclass(node_type, PassTransformer._GUARDS) else 0) | (
+        _UNSCOPED if issubclass(node_type, _UNSCOPED_PARTS) else 0
+    )
+    _KINDS[node_type] = kind
+    return kind
 
 
 class _CheckFastNames:
@@ -313,9 +326,12 @@ class PassTransformer(cst.CSTTransformer):
         self._visiting.append(node)  # popped by on_leave, which libcst calls for every node it calls this for
         if CHECK_VISITED_PARENTS.enabled:
             self._check_visited_parent(node)
-        if isinstance(node, self._GUARDS) and self.is_guard(node):
+        kind = _KINDS.get(type(node))
+        if kind is None:
+            kind = _kind_of(type(node))
+        if kind & _GUARD and self.is_guard(node):
             return False
-        if self.fast_names is not None and isinstance(node, _UNSCOPED_PARTS):
+        if kind & _UNSCOPED and self.fast_names is not None:
             self._mark_unscoped(node)
         if self.sink.suppressed and isinstance(node, (cst.Import, cst.ImportFrom)) and not self.allowed(node):
             self.sink.protected.add(code_of(node))
