@@ -149,25 +149,43 @@ def migrate_command() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "torchmigrate"]
 
 
+_LAUNCHER = """
+import json, os, subprocess, sys, time
+start = time.perf_counter()
+child = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(child.pid, 0)
+seconds = time.perf_counter() - start
+with open(sys.argv[1], "w") as report:
+    json.dump({"seconds": seconds, "rss_kb": usage.ru_maxrss, "cpu_s": usage.ru_utime + usage.ru_stime}, report)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+"""Runs one command and reports its wall time, CPU time and peak RSS. Linux keeps the high-water RSS of the memory a
+process had before ``exec`` in its peak (``ru_maxrss``); a command started by this harness directly, which holds
+every tree's results by then, reports the harness's own peak. Started by this small process, it reports its own."""
+
+
 def run_timed(command: list[str], cwd: Path, timeout: float = 3600) -> Timed:
-    """Run ``command``; its wall time and the peak RSS of the largest process of its tree (``wait4``'s rusage of
-    this child: what ``getrusage(RUSAGE_CHILDREN)`` reports for it and the workers it waited for)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Run ``command`` (through :data:`_LAUNCHER`); its wall time, its CPU time and the peak RSS of the largest process
+    of its tree (the command and the workers it waited for), as the launcher measures them."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "usage.json"
         start = time.perf_counter()
-        proc = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout, proc.kill)
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _LAUNCHER, str(report), *command],
+            cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
+        )
+        timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, 9))
         timer.start()
         try:
-            _pid, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
         seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        killed = seconds >= timeout
         out.seek(0)
         err.seek(0)
-        cpu = usage.ru_utime + usage.ru_stime
-        killed = seconds >= timeout
-        return Timed(proc.returncode, out.read(), err.read(), seconds, usage.ru_maxrss / 1024, cpu, killed)
+        usage = json.loads(report.read_text()) if report.exists() else {"seconds": seconds, "rss_kb": 0, "cpu_s": 0.0}
+        return Timed(proc.returncode, out.read(), err.read(), usage["seconds"], usage["rss_kb"] / 1024, usage["cpu_s"], killed)
 
 
 def offers_unsafe_fixes() -> bool:

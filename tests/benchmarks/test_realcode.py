@@ -414,3 +414,25 @@ def test_the_ast_parse_baseline_is_timed_in_a_fresh_process(tmp_path: Path) -> N
     seconds, cpu, unparsable = realcode._time_ast_parse(sorted(tmp_path.glob("*.py")))
     assert unparsable == 1
     assert 0 < seconds < 10 and 0 < cpu < 10
+
+
+def test_peak_rss_is_the_commands_own_not_the_harness(tmp_path: Path) -> None:
+    # Linux counts the memory a process had before exec in its peak RSS: a harness that has grown must not show
+    # up in the figures of the small commands it runs after
+    grown = bytearray(250 * 2**20)
+    for offset in range(0, len(grown), 4096):
+        grown[offset] = 1
+    small = realcode.run_timed([sys.executable, "-c", "print('small')"], tmp_path)
+    large = realcode.run_timed(
+        [sys.executable, "-c", "b = bytearray(150 * 2**20)\nfor i in range(0, len(b), 4096): b[i] = 1"], tmp_path
+    )
+    del grown
+    assert small.returncode == 0 and small.stdout == b"small\n"
+    assert small.max_rss_mb < 100
+    assert 150 < large.max_rss_mb < 250
+    assert 0 < small.seconds < 10 and 0 < small.cpu_s < 10
+
+
+def test_the_exit_code_of_the_command_comes_through(tmp_path: Path) -> None:
+    done = realcode.run_timed([sys.executable, "-c", "import sys; sys.stderr.write('e'); sys.exit(3)"], tmp_path)
+    assert done.returncode == 3 and done.stderr == b"e" and not done.timed_out
