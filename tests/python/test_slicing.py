@@ -607,3 +607,76 @@ def test_a_function_binding_a_module_variable_name_after_reading_it_is_tied(body
     sliced, whole, used = _both(code, [get_pass("torch-load-weights-only")])
     _same(sliced, whole)
     assert used == 1
+
+
+MAIN_FILLER = """
+_total_{k} = 0
+for _item_{k} in range(3):
+    _total_{k} += _item_{k}
+        # a comment under the loop's block
+# a comment at the block's level
+
+_names_{k} = [str(n) for n in range(_total_{k})]
+"""
+
+
+def _in_main_block(code: str) -> str | None:
+    """``code`` as the body of a script's ``if __name__ == "__main__":`` block, with unrelated statements between each
+    pair of its statements and at its end, after a top-level header; ``None`` where the example cannot be indented
+    (a ``from __future__`` import)."""
+    if "__future__" in code:
+        return None
+    padded = _padded(code).replace(FILLER.format(k=0), MAIN_FILLER.format(k=0))
+    for k in range(1, padded.count("_filler_") + 2):
+        padded = padded.replace(FILLER.format(k=k), MAIN_FILLER.format(k=k))
+    body = "".join(("    " + line) if line.strip() else line for line in padded.splitlines(keepends=True))
+    text = '"""A script."""\nimport os\n' + FILLER.format(k=999) + '\n\nif __name__ == "__main__":\n' + body
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return None
+    return text
+
+
+@pytest.mark.parametrize(("pass_", "index"), EXAMPLES)
+def test_examples_in_a_main_block_give_the_whole_file_result(pass_: Pass, index: int) -> None:
+    example = pass_.examples[index]
+    code = _in_main_block(example.before)
+    if code is None:
+        pytest.skip("a from __future__ import cannot move into a block")
+    assert not trigger_regex(all_passes()).search(MAIN_FILLER)
+    target = parse_version(example.to) if example.to else pass_.version
+    for passes in ([pass_], select_passes(to=target, from_=OLDEST, select=[p.id for p in all_passes()])):
+        sliced, whole, _ = _both(code, passes)
+        _same(sliced, whole)
+
+
+def test_a_main_block_is_sliced_statement_by_statement() -> None:
+    filler = "".join(MAIN_FILLER.format(k=k) for k in range(8))
+    body = "".join(("    " + line) if line.strip() else line for line in filler.splitlines(keepends=True))
+    code = (
+        "import torch\n\n\ndef helper():\n    return 1\n\n\n"
+        'if __name__ == "__main__":\n'
+        "    path = 'model.pt'\n"
+        + body
+        + "    from torch.optim.lr_scheduler import StepLR\n"
+        + "    model = helper()\n"
+        + "    model.load_state_dict(torch.load(path))\n"
+    )
+    passes = [get_pass("torch-load-weights-only")]
+    active = [p for p in passes]
+    sliced = make_slice(code, ast.parse(code), engine.slice_regex(active), "\n", ties=engine._ties(active))
+    assert sliced is not None
+    kept = sliced.text
+    assert "    path = 'model.pt'\n" in kept  # bound a variable the kept statement reads
+    assert "    from torch.optim.lr_scheduler import StepLR\n" in kept  # an import binding a module-level name
+    assert "    model = helper()\n" in kept  # binds a variable the kept statement reads
+    assert "for _item_" not in kept and "# a comment" not in kept  # the unrelated statements: one stub line
+    inside = kept.splitlines()[kept.splitlines().index('if __name__ == "__main__":') + 1 :]
+    stubs = [line for line in inside if "__torchmigrate_hole_" in line]
+    assert len(stubs) == 1 and stubs[0].startswith("    _item_0 = ")  # in the block, binding what the run binds
+    assert all(line.startswith("    ") for line in inside if line)
+    assert sliced.splice(sliced.text) == code
+    result, whole, used = _both(code, passes)
+    _same(result, whole)
+    assert used == 1 and "weights_only=True" in result.code

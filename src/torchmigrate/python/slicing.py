@@ -12,6 +12,10 @@ top-level statements (the stdlib ``ast`` gives their lines). A statement group i
 - or shares a module-level variable with a kept group, either way (``state = torch.load(p)`` … ``m.load(state)``),
   unless every pass in play only renames (``Pass.renames`` and nothing else).
 
+The statements of a script's ``if __name__ == "__main__":`` block run in the module's scope too: its header line is a
+group of its own, always kept, and its statements are grouped, kept and left out as top-level ones are (a stub line of
+theirs is indented in the block). Inside a kept class, runs of methods are left out the same way.
+
 Each run of the other groups becomes one *stub* line that keeps what the rest of the file can observe of it: the
 module-level names it binds, the names and attribute chains it uses, and the words of its strings, which is what
 scope analysis, alias clash checks and unused-import removal look at::
@@ -297,10 +301,10 @@ def _stub(
     return targets + call + newline
 
 
-def _groups(tree: ast.Module) -> list[tuple[int, list[ast.stmt]]]:
-    """Top-level statements grouped so that no two groups share a line: (last line, statements)."""
+def _groups(statements: list[ast.stmt]) -> list[tuple[int, list[ast.stmt]]]:
+    """Statements of one block grouped so that no two groups share a line: (last line, statements)."""
     groups: list[tuple[int, list[ast.stmt]]] = []
-    for statement in tree.body:
+    for statement in statements:
         start = statement_start(statement)
         end = statement.end_lineno or start
         if groups and start <= groups[-1][0]:
@@ -310,10 +314,36 @@ def _groups(tree: ast.Module) -> list[tuple[int, list[ast.stmt]]]:
     return groups
 
 
-def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str]) -> list[tuple[int, int]]:
+def _main_block(group: list[ast.stmt], lines: list[str]) -> tuple[str, list[tuple[int, list[ast.stmt]]]] | None:
+    """For a group that is a script's ``if __name__ == "__main__":`` block (its test on the ``if`` line, no ``else``,
+    its body indented under it with spaces): (the body's indentation, the body's statements grouped). Its statements
+    run in the module's scope, as top-level ones do, so they are kept or left out as top-level groups are."""
+    if len(group) != 1 or not isinstance(group[0], ast.If) or group[0].orelse:
+        return None
+    statement = group[0]
+    test = statement.test
+    if not (
+        isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.left, ast.Name) and test.left.id == "__name__"
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
+        and test.end_lineno == statement.lineno
+    ):
+        return None
+    body = _groups(statement.body)
+    if len(body) < 2 or statement_start(statement.body[0]) <= statement.lineno:
+        return None
+    first = lines[statement_start(statement.body[0]) - 1]
+    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    if not indent or indent.strip(" "):
+        return None  # tabs: leave the block whole
+    return indent, body
+
+
+def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str], indents: list[str] | None = None) -> list[tuple[int, int]]:
     """The lines each group owns, as libcst assigns them: the blank and comment lines before a statement are its
-    own (its ``leading_lines``), except comments indented under the compound statement before it (that block's
-    footer). The first group starts at line 1 and the last one runs to the end of the file."""
+    own (its ``leading_lines``), except comments indented deeper than it, under the compound statement before it
+    (that block's footer). ``indents``: each group's indentation (none: all at the top level). The first group starts
+    at line 1 and the last one runs to the end of the file."""
     spans: list[tuple[int, int]] = []
     first = 1
     for index, (last, _) in enumerate(groups):
@@ -322,12 +352,14 @@ def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str]) -> list[t
         spans.append((first, last))
         first = last + 1
         probe = first
+        depth = len(indents[index + 1]) if indents is not None and index + 1 < len(indents) else 0
         while probe <= len(lines):
-            stripped = lines[probe - 1].strip()
+            line = lines[probe - 1]
+            stripped = line.strip()
             if stripped and not stripped.startswith("#"):
                 break
-            if stripped and lines[probe - 1][:1] in (" ", "\t"):
-                first = probe + 1  # an indented comment after a block: the block's footer
+            if stripped and len(line) - len(line.lstrip(" \t")) > depth:
+                first = probe + 1  # a comment indented under the block before: the block's footer
             probe += 1
         if first > spans[-1][1] + 1:
             spans[-1] = (spans[-1][0], first - 1)
@@ -351,11 +383,21 @@ def make_slice(
     ``ties``: how module-level variables tie groups together (:data:`USES`, :data:`BINDINGS`, :data:`NO_TIES`)."""
     if has_lone_cr(text) or "migrate:" in text:
         return None  # lone CR line breaks; suppression comments (their logical lines must stay whole)
-    groups = _groups(tree)
+    groups = _groups(tree.body)
     if len(groups) < 3:
         return None
     lines = split_lines(text)
-    spans = _spans(groups, lines)
+    # A script's main block: its header line is a group of its own, always kept, and its statements are groups
+    indents = [""] * len(groups)
+    for index, (_, statements) in enumerate(groups):
+        block = _main_block(statements, lines)
+        if block is not None:
+            indent, body = block
+            header: tuple[int, list[ast.stmt]] = (statements[0].lineno, [])
+            groups = [*groups[:index], header, *body, *groups[index + 1 :]]
+            indents = [*indents[:index], "", *([indent] * len(body)), *indents[index + 1 :]]
+            break
+    spans = _spans(groups, lines, indents)
 
     # Names that reach a target without spelling a trigger word: what imports that spell one bind.
     relevant: set[str] = set()
@@ -382,7 +424,7 @@ def make_slice(
     words = [set(_WORD.findall(chunk)) for chunk in chunks]
     bindings = [_module_bindings(statements, "global" in words[index]) for index, (_, statements) in enumerate(groups)]
     visible = frozenset(imported.union(*bindings) | _BUILTINS)
-    keep = [False] * len(groups)
+    keep = [not statements for _, statements in groups]  # a main block's header line
     keep[0] = True
     memo = _reads_memo(tree)  # what each definition can read, asked for by the ties and the stubs
     reads = [_group_reads(statements, words[index], memo) for index, (_, statements) in enumerate(groups)]
@@ -453,8 +495,8 @@ def make_slice(
             index += 1
             continue
         run_start = index
-        while index < len(groups) and not keep[index]:
-            index += 1
+        while index < len(groups) and not keep[index] and indents[index] == indents[run_start]:
+            index += 1  # (a run stays inside the main block, or outside it)
         statements = [s for _, group in groups[run_start:index] for s in group]
         # The blank and comment lines before the run stay as they are: libcst attaches them to the statement that
         # follows, and what a pass does around a statement (an import added above it) depends on them.
@@ -462,7 +504,7 @@ def make_slice(
         out.extend(lines[first - 1 : head - 1])
         origin.extend(range(first, head))
         bound = set().union(*bindings[run_start:index])
-        stub = _stub(len(holes) + 1, statements, bound, visible, frozenset(dotted), newline, memo)
+        stub = indents[run_start] + _stub(len(holes) + 1, statements, bound, visible, frozenset(dotted), newline, memo)
         holes[stub.rstrip("\r\n")] = "".join(lines[head - 1 : spans[index - 1][1]])
         out.append(stub)
         origin.append(0)
