@@ -155,28 +155,35 @@ start = time.perf_counter()
 child = subprocess.Popen(sys.argv[2:])
 _, status, usage = os.wait4(child.pid, 0)
 seconds = time.perf_counter() - start
-with open(sys.argv[1], "w") as report:
+with os.fdopen(int(sys.argv[1]), "w") as report:
     json.dump({"seconds": seconds, "rss_kb": usage.ru_maxrss, "cpu_s": usage.ru_utime + usage.ru_stime}, report)
 sys.exit(os.waitstatus_to_exitcode(status))
 """
-"""Runs one command and reports its wall time, CPU time and peak RSS. Linux keeps the high-water RSS of the memory a
-process had before ``exec`` in its peak (``ru_maxrss``); a command started by this harness directly, which holds
-every tree's results by then, reports the harness's own peak. Started by this small process, it reports its own."""
+"""Runs one command and reports its wall time, CPU time and peak RSS on the pipe it is given. Linux keeps the
+high-water RSS of the memory a process had before ``exec`` in its peak (``ru_maxrss``); a command started by this
+harness directly, which holds every tree's results by then, reports the harness's own peak. Started by this small
+process, it reports its own. (A pipe, not a file: a new file in a folder above the tree would change the project's
+signature and miss the cache of its project reading.)"""
 
 
 def run_timed(command: list[str], cwd: Path, timeout: float = 3600) -> Timed:
     """Run ``command`` (through :data:`_LAUNCHER`); its wall time, its CPU time and the peak RSS of the largest process
     of its tree (the command and the workers it waited for), as the launcher measures them."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryDirectory() as scratch:
-        report = Path(scratch) / "usage.json"
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        read_end, write_end = os.pipe()
         start = time.perf_counter()
-        proc = subprocess.Popen(
-            [sys.executable, "-c", _LAUNCHER, str(report), *command],
-            cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True,
-        )
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-c", _LAUNCHER, str(write_end), *command],
+                cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, start_new_session=True, pass_fds=(write_end,),
+            )
+        finally:
+            os.close(write_end)
         timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, 9))
         timer.start()
         try:
+            with os.fdopen(read_end) as pipe:
+                reported = pipe.read()  # until the launcher exits (or is killed)
             proc.wait()
         finally:
             timer.cancel()
@@ -184,7 +191,7 @@ def run_timed(command: list[str], cwd: Path, timeout: float = 3600) -> Timed:
         killed = seconds >= timeout
         out.seek(0)
         err.seek(0)
-        usage = json.loads(report.read_text()) if report.exists() else {"seconds": seconds, "rss_kb": 0, "cpu_s": 0.0}
+        usage = json.loads(reported) if reported else {"seconds": seconds, "rss_kb": 0, "cpu_s": 0.0}
         return Timed(proc.returncode, out.read(), err.read(), usage["seconds"], usage["rss_kb"] / 1024, usage["cpu_s"], killed)
 
 

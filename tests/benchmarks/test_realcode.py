@@ -436,3 +436,16 @@ def test_peak_rss_is_the_commands_own_not_the_harness(tmp_path: Path) -> None:
 def test_the_exit_code_of_the_command_comes_through(tmp_path: Path) -> None:
     done = realcode.run_timed([sys.executable, "-c", "import sys; sys.stderr.write('e'); sys.exit(3)"], tmp_path)
     assert done.returncode == 3 and done.stderr == b"e" and not done.timed_out
+
+
+def test_a_timed_run_adds_no_entry_to_the_temporary_folder(tmp_path: Path) -> None:
+    # the trees the harness studies lie under it: a new entry there while the tool runs changes their project
+    # signature, and the tool reads the project again on a warm run, which the warm figure must not include
+    import tempfile
+
+    folder = Path(tempfile.gettempdir())
+    before = sorted(p.name for p in folder.iterdir())
+    lister = "import json, os, tempfile; print(json.dumps(sorted(os.listdir(tempfile.gettempdir()))))"
+    seen = realcode.run_timed([sys.executable, "-c", lister], tmp_path)
+    assert seen.returncode == 0
+    assert json.loads(seen.stdout) == before
