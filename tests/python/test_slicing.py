@@ -680,3 +680,91 @@ def test_a_main_block_is_sliced_statement_by_statement() -> None:
     result, whole, used = _both(code, passes)
     _same(result, whole)
     assert used == 1 and "weights_only=True" in result.code
+
+
+def _libcst_spans(text: str) -> list[tuple[int, int]]:
+    """The lines libcst gives each group of a file whose statements each start a line: its header, each top-level
+    statement (with its leading lines and its blocks' footers), and for a main block, its ``if`` line and each of its
+    statements (the block's footer with the last one)."""
+    import libcst as cst
+
+    module = cst.parse_module(text)
+    spans: list[tuple[int, int]] = []
+    line = 1
+
+    def take(count: int) -> None:
+        nonlocal line
+        spans.append((line, line + count - 1))
+        line += count
+
+    def lines_of(node: cst.CSTNode) -> int:
+        return module.code_for_node(node).count("\n")
+
+    header = sum(lines_of(h) for h in module.header)
+    for index, statement in enumerate(module.body):
+        own = lines_of(statement) + (header if index == 0 else 0)
+        test = statement.test if isinstance(statement, cst.If) else None
+        main = (
+            isinstance(test, cst.Comparison)
+            and isinstance(test.left, cst.Name)
+            and test.left.value == "__name__"
+            and isinstance(statement.body, cst.IndentedBlock)
+            and statement.orelse is None
+            and len(statement.body.body) >= 2
+        )
+        if not main:
+            take(own)
+            continue
+        assert isinstance(statement, cst.If) and isinstance(statement.body, cst.IndentedBlock)
+        body = statement.body.body
+        inner = [lines_of(s) for s in body]
+        footer = sum(lines_of(f) for f in statement.body.footer)
+        take(own - sum(inner) - footer)
+        for k, count in enumerate(inner):
+            take(count + (footer if k == len(inner) - 1 else 0))
+    footer = sum(lines_of(f) for f in module.footer)
+    if footer:
+        spans[-1] = (spans[-1][0], spans[-1][1] + footer)
+    return spans
+
+
+_GAPS = ["", "# c0\n", "  # c2\n", "    # c4\n", "      # c6\n", "        # c8\n", "\n", "\n\n"]
+_INNER = [
+    "x{k} = {k}\n",
+    "for i{k} in range(2):\n    y{k} = i{k}\n",
+    "if x{k}:\n    y{k} = 1\nelse:\n    y{k} = 2\n",
+    "try:\n    y{k} = 1\nexcept ValueError:\n    y{k} = 2\n",
+    "def f{k}():\n    for j in range(2):\n        pass\n    return 1\n",
+    "if x{k}: y{k} = 1\n",
+    "while x{k}:\n    break\nelse:\n    pass\n",
+    "if a{k}:\n    pass\nelif b{k}:\n    pass\n",
+    "with x{k}:\n    pass\n",
+    "class C{k}:\n    def m(self):\n        return 1\n",
+]
+
+
+def _layout_case(seed: int) -> str:
+    rng = random.Random(seed)
+    parts: list[str] = ['"""Doc."""\n', "import os\n"]
+    for k in range(rng.randint(1, 3)):
+        parts.append(rng.choice(_GAPS) + rng.choice(_INNER).format(k=k))
+    parts.append(rng.choice(_GAPS) + 'if __name__ == "__main__":\n')
+    for k in range(10, 10 + rng.randint(2, 5)):
+        gap = rng.choice(_GAPS)
+        statement = rng.choice(_INNER).format(k=k)
+        parts.append(gap + "".join("    " + line for line in statement.splitlines(keepends=True)))
+    for k in range(20, 20 + rng.randint(0, 2)):
+        parts.append(rng.choice(_GAPS) + rng.choice(_INNER).format(k=k))
+    parts.append(rng.choice(_GAPS))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_slicers_line_ownership_is_libcsts(seed: int) -> None:
+    from torchmigrate.core.text import split_lines
+    from torchmigrate.python.slicing import _layout, _spans
+
+    text = _layout_case(seed)
+    lines = split_lines(text)
+    groups, indents = _layout(ast.parse(text), lines)
+    assert _spans(groups, lines, indents) == _libcst_spans(text), text

@@ -406,12 +406,16 @@ def _run_libcst(
         result.error = f"cannot parse: {one_line(exc)}"
         return result
     code = text
+    parsed = module
     wrappers = Wrappers()
     wrappers.seed(module, text)
     for index, pass_ in enumerate(passes):
         if only is not None and id(pass_) != only:
             continue  # one step of a chain (_chained): the other passes are its business
         if id(pass_) in settled and code != text and _now_edits(pass_, code, plans):
+            if outside and not pass_.sliceable:  # it would run on a slice, which it cannot: the whole file runs
+                result.new, result.error = None, f"{pass_.id} cannot run on a slice"
+                return result
             del settled[id(pass_)]  # an earlier pass's edit gave it a site (passes chain): it runs on the new text
             in_play.add(id(pass_))
         if id(pass_) in settled:  # decided from the ast of the original text: no edit, these findings
@@ -453,6 +457,12 @@ def _run_libcst(
         wrappers.know(module, code)
         if precheck:  # the text changed: look again, cheaply, at what the later passes can act on
             in_play = set(map(id, relevant_passes(code, later)))
+    if code != text and parsed.code != text:
+        # libcst drops some comment lines it cannot place (an indented comment after a file's last statement, then a
+        # shallower one): the edited text would lose them. Nothing is written that loses a line.
+        result.new = None
+        result.error = "libcst does not reproduce this file exactly (a comment line would be lost); file left as it was"
+        return result
     if code != text and layout is not None and layout.line_length:
         code = reflow(module, text, layout).code
     if code != text:

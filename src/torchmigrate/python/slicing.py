@@ -314,6 +314,22 @@ def _groups(statements: list[ast.stmt]) -> list[tuple[int, list[ast.stmt]]]:
     return groups
 
 
+def _layout(tree: ast.Module, lines: list[str]) -> tuple[list[tuple[int, list[ast.stmt]]], list[str]]:
+    """The groups a slice is made of, with their indentation: the top-level statements grouped, and a script's main
+    block as its header line (a group of its own, with no statement: always kept) and its statements grouped."""
+    groups = _groups(tree.body)
+    indents = [""] * len(groups)
+    for index, (_, statements) in enumerate(groups):
+        block = _main_block(statements, lines)
+        if block is not None:
+            indent, body = block
+            header: tuple[int, list[ast.stmt]] = (statements[0].lineno, [])
+            groups = [*groups[:index], header, *body, *groups[index + 1 :]]
+            indents = [*indents[:index], "", *([indent] * len(body)), *indents[index + 1 :]]
+            break
+    return groups, indents
+
+
 def _main_block(group: list[ast.stmt], lines: list[str]) -> tuple[str, list[tuple[int, list[ast.stmt]]]] | None:
     """For a group that is a script's ``if __name__ == "__main__":`` block (its test on the ``if`` line, no ``else``,
     its body indented under it with spaces): (the body's indentation, the body's statements grouped). Its statements
@@ -339,31 +355,90 @@ def _main_block(group: list[ast.stmt], lines: list[str]) -> tuple[str, list[tupl
     return indent, body
 
 
-def _spans(groups: list[tuple[int, list[ast.stmt]]], lines: list[str], indents: list[str] | None = None) -> list[tuple[int, int]]:
-    """The lines each group owns, as libcst assigns them: the blank and comment lines before a statement are its
-    own (its ``leading_lines``), except comments indented deeper than it, under the compound statement before it
-    (that block's footer). ``indents``: each group's indentation (none: all at the top level). The first group starts
-    at line 1 and the last one runs to the end of the file."""
+def _spans(
+    groups: list[tuple[int, list[ast.stmt]]], lines: list[str], indents: list[str] | None = None
+) -> list[tuple[int, int]] | None:
+    """The lines each group owns, as libcst assigns them. The blank and comment lines after a group are the next
+    group's (its ``leading_lines``), except a footer: where blocks close after the group (the block of its last
+    statement, when that is a compound statement with an indented body; the main block, after its last statement),
+    the lines up to the last comment indented at least as deep as the outermost of those blocks are that block's
+    (libcst's ``IndentedBlock.footer``). ``indents``: each group's indentation (none: all at the top level). The first
+    group starts at line 1 and the last one runs to the end of the file. ``None`` where a comment or a block is
+    indented with anything but spaces (what libcst would compare is not a width then)."""
     spans: list[tuple[int, int]] = []
     first = 1
-    for index, (last, _) in enumerate(groups):
+    for index, (last, statements) in enumerate(groups):
         if index + 1 == len(groups):
             last = len(lines)
         spans.append((first, last))
         first = last + 1
+        depths: list[str] = []
+        block = _last_block_indent(statements[-1], lines) if statements else None
+        if block is not None:
+            depths.append(block)
+        if indents is not None and indents[index] and (index + 1 == len(groups) or not indents[index + 1]):
+            depths.append(indents[index])  # the main block closes after its last statement
+        if not depths:
+            continue
+        if any(d.strip(" ") for d in depths):
+            return None
+        depth = min(len(d) for d in depths)
         probe = first
-        depth = len(indents[index + 1]) if indents is not None and index + 1 < len(indents) else 0
         while probe <= len(lines):
             line = lines[probe - 1]
             stripped = line.strip()
             if stripped and not stripped.startswith("#"):
                 break
-            if stripped and len(line) - len(line.lstrip(" \t")) > depth:
-                first = probe + 1  # a comment indented under the block before: the block's footer
+            if stripped:
+                indent = line[: len(line) - len(line.lstrip())]
+                if indent.strip(" "):
+                    return None
+                if len(indent) >= depth:
+                    first = probe + 1  # a comment as deep as the closing block: its footer, and all before it
             probe += 1
         if first > spans[-1][1] + 1:
             spans[-1] = (spans[-1][0], first - 1)
     return spans
+
+
+def _last_block_indent(statement: ast.stmt, lines: list[str]) -> str | None:
+    """The indentation of the last block of a compound statement (``else`` / ``finally`` / the last ``except`` or
+    ``case`` clause / the last ``elif``, else its body), where that block is indented on lines of its own; ``None``
+    for a simple statement or a block on its clause's line (``if x: y``, libcst's ``SimpleStatementSuite``, which has
+    no footer)."""
+    block: list[ast.stmt] = []
+    if isinstance(statement, ast.If):
+        block = statement.orelse or statement.body
+        while len(block) == 1 and isinstance(block[0], ast.If) and block is statement.orelse:
+            inner = block[0]
+            if not _line(lines, inner.lineno).lstrip().startswith("elif"):
+                break  # `else:` holding an `if`: the else block is the last one
+            statement, block = inner, inner.orelse or inner.body
+    elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+        block = statement.orelse or statement.body
+    elif isinstance(statement, _TRIES):
+        tried: ast.Try = statement  # type: ignore[assignment]  # (ast.TryStar has the same fields)
+        block = tried.finalbody or tried.orelse or (tried.handlers[-1].body if tried.handlers else [])
+    elif isinstance(statement, (ast.With, ast.AsyncWith, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        block = statement.body
+    elif isinstance(statement, ast.Match):
+        block = statement.cases[-1].body if statement.cases else []
+    if not block:
+        return None
+    head = block[0]
+    line = _line(lines, statement_start(head))
+    indent = line[: len(line) - len(line.lstrip())]
+    decorated = statement_start(head) != head.lineno
+    if not (line[len(indent) :].startswith("@") if decorated else head.col_offset == len(indent)):
+        return None  # the block's statement follows its clause on the same line
+    return indent
+
+
+_TRIES: tuple[type[ast.stmt], ...] = tuple(t for t in (ast.Try, getattr(ast, "TryStar", None)) if t is not None)
+
+
+def _line(lines: list[str], number: int) -> str:
+    return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
 USES, BOUND_USES, BINDINGS, NO_TIES = "uses", "bound-uses", "bindings", "none"
@@ -383,21 +458,14 @@ def make_slice(
     ``ties``: how module-level variables tie groups together (:data:`USES`, :data:`BINDINGS`, :data:`NO_TIES`)."""
     if has_lone_cr(text) or "migrate:" in text:
         return None  # lone CR line breaks; suppression comments (their logical lines must stay whole)
-    groups = _groups(tree.body)
+    lines = split_lines(text)
+    groups, indents = _layout(tree, lines)
     if len(groups) < 3:
         return None
-    lines = split_lines(text)
-    # A script's main block: its header line is a group of its own, always kept, and its statements are groups
-    indents = [""] * len(groups)
-    for index, (_, statements) in enumerate(groups):
-        block = _main_block(statements, lines)
-        if block is not None:
-            indent, body = block
-            header: tuple[int, list[ast.stmt]] = (statements[0].lineno, [])
-            groups = [*groups[:index], header, *body, *groups[index + 1 :]]
-            indents = [*indents[:index], "", *([indent] * len(body)), *indents[index + 1 :]]
-            break
-    spans = _spans(groups, lines, indents)
+    found_spans = _spans(groups, lines, indents)
+    if found_spans is None:
+        return None
+    spans = found_spans
 
     # Names that reach a target without spelling a trigger word: what imports that spell one bind.
     relevant: set[str] = set()
