@@ -230,8 +230,10 @@ def _chained(
             continue
         if current == text and id(pass_) in own:
             sliced = own[id(pass_)]
-        else:
+        elif pass_.sliceable:
             sliced = make_slice(current, tree, slice_regex([pass_]), newline, ties=_ties([pass_]))
+        else:  # a settled pass an earlier step gave a site, which cannot run on a slice: it runs on the whole text
+            sliced = None
         step: FileResult | None = None
         if sliced is not None:
             outside = "".join(sliced.holes.values())

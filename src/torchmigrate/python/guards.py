@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable
 
 import libcst as cst
 
-from torchmigrate.python.helpers import code_of, dotted_name
+from torchmigrate.python.helpers import child_statements, code_of, dotted_name
 from torchmigrate.python.precheck import ast_chain, call_arguments, walk
 
 __all__ = ["QualnameOf", "guarded_imports", "is_version_guard", "reads_torch_version", "version_flags"]
@@ -212,28 +212,6 @@ def guarded_imports(module: cst.Module, is_guard: Callable[[cst.CSTNode], bool])
             guarded = True
         stack.extend((child, guarded) for child in reversed(child_statements(node)))
     return found
-
-
-def child_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The statements (and blocks, clauses and small statements) ``node`` holds directly: what a walk of a module's
-    statements goes through, without libcst's ``children`` (a visit that builds every child list, expressions and
-    whitespace included). A small statement (an import, an assignment) holds none: statements are never inside
-    expressions."""
-    if isinstance(node, cst.BaseSmallStatement):
-        return []
-    found: list[cst.CSTNode] = []
-    for name in _BLOCKS:
-        child = getattr(node, name, None)
-        if isinstance(child, cst.CSTNode):
-            found.append(child)
-        elif isinstance(child, (list, tuple)):
-            found.extend(c for c in child if isinstance(c, cst.CSTNode))
-    return found
-
-
-_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")
-"""The fields through which statements hold statements: a module's and a block's ``body``, a compound statement's
-block and its clauses (``else``, ``except``, ``finally``, ``case``)."""
 
 
 def _bound(alias: cst.ImportAlias, straight: bool) -> str:

@@ -392,3 +392,25 @@ def as_receiver(node: cst.BaseExpression) -> cst.BaseExpression:
 def method_call(receiver: cst.BaseExpression, method: str, *args: cst.Arg) -> cst.Call:
     """``receiver.method(args)``, the receiver parenthesized where it must be."""
     return cst.Call(func=cst.Attribute(value=as_receiver(receiver), attr=cst.Name(method)), args=fix_commas(list(args)))
+
+
+def child_statements(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The statements (and blocks, clauses and small statements) ``node`` holds directly: what a walk of a module's
+    statements goes through, without libcst's ``children`` (a visit that builds every child list, expressions and
+    whitespace included). A small statement (an import, an assignment) holds none: statements are never inside
+    expressions."""
+    if isinstance(node, cst.BaseSmallStatement):
+        return []
+    found: list[cst.CSTNode] = []
+    for name in _BLOCKS:
+        child = getattr(node, name, None)
+        if isinstance(child, cst.CSTNode):
+            found.append(child)
+        elif isinstance(child, (list, tuple)):
+            found.extend(c for c in child if isinstance(c, cst.CSTNode))
+    return found
+
+
+_BLOCKS = ("body", "handlers", "orelse", "finalbody", "cases")
+"""The fields through which statements hold statements: a module's and a block's ``body``, a compound statement's
+block and its clauses (``else``, ``except``, ``finally``, ``case``)."""

@@ -348,8 +348,7 @@ def _main_block(group: list[ast.stmt], lines: list[str]) -> tuple[str, list[tupl
     body = _groups(statement.body)
     if len(body) < 2 or statement_start(statement.body[0]) <= statement.lineno:
         return None
-    first = lines[statement_start(statement.body[0]) - 1]
-    indent = first[: len(first) - len(first.lstrip(" \t"))]
+    indent = _indent(lines[statement_start(statement.body[0]) - 1])
     if not indent or indent.strip(" "):
         return None  # tabs: leave the block whole
     return indent, body
@@ -390,7 +389,7 @@ def _spans(
             if stripped and not stripped.startswith("#"):
                 break
             if stripped:
-                indent = line[: len(line) - len(line.lstrip())]
+                indent = _indent(line)
                 if indent.strip(" "):
                     return None
                 if len(indent) >= depth:
@@ -427,7 +426,7 @@ def _last_block_indent(statement: ast.stmt, lines: list[str]) -> str | None:
         return None
     head = block[0]
     line = _line(lines, statement_start(head))
-    indent = line[: len(line) - len(line.lstrip())]
+    indent = _indent(line)
     decorated = statement_start(head) != head.lineno
     if not (line[len(indent) :].startswith("@") if decorated else head.col_offset == len(indent)):
         return None  # the block's statement follows its clause on the same line
@@ -439,6 +438,11 @@ _TRIES: tuple[type[ast.stmt], ...] = tuple(t for t in (ast.Try, getattr(ast, "Tr
 
 def _line(lines: list[str], number: int) -> str:
     return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def _indent(line: str) -> str:
+    """The whitespace ``line`` starts with (the callers take only spaces for an indentation libcst would compare)."""
+    return line[: len(line) - len(line.lstrip())]
 
 
 USES, BOUND_USES, BINDINGS, NO_TIES = "uses", "bound-uses", "bindings", "none"

@@ -37,8 +37,7 @@ import libcst as cst
 from libcst.metadata import ScopeProvider
 
 from torchmigrate.core.passes import DEPRECATION, SAFE, Example, Pass, Unchanged
-from torchmigrate.python.guards import child_statements
-from torchmigrate.python.helpers import dotted_name
+from torchmigrate.python.helpers import child_statements, dotted_name
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer
 
