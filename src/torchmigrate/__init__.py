@@ -10,7 +10,22 @@ if _sys.argv[:1] == ["-m"] and _sys.path and _os.path.abspath(_sys.path[0] or _o
     # project module named like one of our imports (libcst.py, typer.py, tokenize.py) is never imported.
     del _sys.path[0]
 
-from torchmigrate.api import migrate_paths, migrate_source  # noqa: E402
 from torchmigrate.core.about import __version__  # noqa: E402
 
+TYPE_CHECKING = False  # not typing's: importing typing costs the replay of an unchanged run (torchmigrate.launch)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from torchmigrate.api import migrate_paths, migrate_source
+
 __all__ = ["__version__", "migrate_paths", "migrate_source"]
+
+
+def __getattr__(name: str) -> Any:
+    """The API loads on first use: the ``migrate`` command's replay of an unchanged run (:mod:`torchmigrate.launch`)
+    imports this package and must not pay for the API's imports."""
+    if name in ("migrate_paths", "migrate_source"):
+        from torchmigrate import api
+
+        return getattr(api, name)
+    raise AttributeError(f"module 'torchmigrate' has no attribute {name!r}")

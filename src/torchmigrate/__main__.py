@@ -1,3 +1,3 @@
-from torchmigrate.cli import main
+from torchmigrate.launch import main
 
 main()

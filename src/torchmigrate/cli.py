@@ -25,7 +25,7 @@ from torchmigrate.output import tables, terminal
 from torchmigrate.output.docs import render_explain
 from torchmigrate.output.jsonreport import JsonReportWriter
 from torchmigrate.output.progress import ProgressBar
-from torchmigrate.run import config, trees
+from torchmigrate.run import config, replay, trees
 from torchmigrate.run.bulk import BulkRun, GitPlan, RepoOutcome, read_repo_list
 from torchmigrate.run.plan import ProjectReads, selection_warnings
 from torchmigrate.run.runner import Runner
@@ -173,6 +173,18 @@ def migrate(
     overrides = config.Overrides(
         to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or (), unsafe_fixes, min_torch
     )
+    if (
+        (diff or check)
+        and not no_cache
+        and output_file is None
+        and report is None
+        and report_html is None
+        and split_by_pass is None
+        and repos_from is None
+        and executor == "local"
+        and not progress
+    ):
+        replay.allow(all_paths)  # writes nothing, prints on stdout and stderr only: may be replayed when unchanged
     reads = ProjectReads()  # each project's requirements, CI and style files: read once for the whole run
     request = Request(
         plans=_plans(all_paths, overrides, config_file, isolated, reads),

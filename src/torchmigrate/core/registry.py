@@ -7,7 +7,7 @@ import pkgutil
 import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from torchmigrate.core.fixes import Gate
 from torchmigrate.core.passes import PROJECT, PYTHON, Pass
@@ -72,8 +72,15 @@ def select_passes(
     Opt-in passes run only when named in ``select``. Project file passes (``files="project"``) need only
     ``release <= to``.
     """
-    chosen = set(select) if select is not None else None
-    ignored = set(ignore)
+    chosen = frozenset(select) if select is not None else None
+    return list(_selected(to, from_, chosen, frozenset(ignore), files))
+
+
+@lru_cache(maxsize=64)
+def _selected(
+    to: Version, from_: Version, chosen: frozenset[str] | None, ignored: frozenset[str], files: str
+) -> tuple[Pass, ...]:
+    """:func:`select_passes`, once per choice: a run asks for the same passes for each of its files."""
     result = []
     for candidate in all_passes():
         if candidate.files != files:
@@ -86,8 +93,7 @@ def select_passes(
         elif candidate.id not in chosen:
             continue
         result.append(candidate)
-    return result
-
+    return tuple(result)
 
 
 def unrunnable(select: Iterable[str] | None, *, from_: Version, to: Version) -> list[tuple[Pass, str]]:

@@ -24,7 +24,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +54,13 @@ TABLE = Path(__file__).resolve().parent / "data" / "compat.json"
 _NUMBERED_LIKE_TORCH = frozenset({"torchaudio", "intel-extension-for-pytorch", "oneccl-bind-pt"})
 
 
+@lru_cache(maxsize=4096)
 def normalize(name: str) -> str:
     """A package name as the package index compares names (PEP 503): ``oneccl_bind_pt`` → ``oneccl-bind-pt``."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
+@lru_cache(maxsize=8192)
 def release_tuple(version: str) -> tuple[int, ...]:
     """The release numbers of a version: ``2.12.0`` → (2, 12, 0); ``0.0.33.post2`` → (0, 0, 33); a local part and
     pre/post/dev parts are left out."""

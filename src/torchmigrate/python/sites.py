@@ -95,6 +95,11 @@ class AstFile:
         on form feeds and other separators that can sit inside strings)."""
         return _LINE.findall(self.text)
 
+    @property
+    def lines(self) -> list[str]:
+        """The file's lines as the ast numbers them (line ``n`` is ``lines[n - 1]``), ends kept."""
+        return self._lines
+
     @cached_property
     def _parents(self) -> dict[int, ast.AST]:
         parents: dict[int, ast.AST] = {}

@@ -21,21 +21,20 @@ import hashlib
 import json
 import os
 import sqlite3
-import sys
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from torchmigrate.core.about import __version__
 from torchmigrate.core.paths import project_root
 from torchmigrate.core.registry import Options
 from torchmigrate.core.results import Edit, FileResult, Finding, Fix
+from torchmigrate.core.stamp import tool_stamp
+from torchmigrate.core.stamp import versions as _versions
 from torchmigrate.run.files import relative_posix
 
 __all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "tool_fingerprint", "tool_stamp"]
 
 CACHE_DIR = ".torchmigrate_cache"
-_SCHEMA = 3
 
 
 @cache
@@ -47,54 +46,6 @@ def tool_fingerprint() -> str:
         digest.update(file.relative_to(package).as_posix().encode())
         digest.update(file.read_bytes())
     return digest.hexdigest()
-
-
-@cache
-def tool_stamp(package: Path | None = None) -> str:
-    """What Python itself checks before it reuses the compiled bytecode of the tool's modules: each source file's path,
-    size and modification time, with the versions :func:`tool_fingerprint` starts with. A walk and a ``stat`` per
-    file, nothing read: a project's cache keeps the fingerprint of the stamp it was computed for
-    (:meth:`ResultCache.tool_fingerprint`), so a warm run does not read and hash the tool's sources."""
-    digest = hashlib.sha256(_versions().encode())
-    top = package or Path(__file__).resolve().parents[1]
-    for folder, subfolders, names in os.walk(top):
-        subfolders.sort()
-        for name in sorted(names):
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                try:
-                    status = os.stat(path)
-                except OSError:
-                    status = None
-                shown = os.path.relpath(path, top)
-                digest.update(f"{shown}|{status and status.st_size}|{status and status.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
-
-
-def _versions() -> str:
-    """The versions both the fingerprint and the stamp start with: the cache schema, the tool, libcst and Python."""
-    return f"{_SCHEMA}|{__version__}|{_libcst_version()}|{sys.version_info[:3]}"
-
-
-def _libcst_version() -> str:
-    """libcst's version without importing it (a run the cache settles never loads libcst) and without
-    ``importlib.metadata`` (whose import is a tenth of a warm run on a small tree): the ``_version.py`` its releases
-    ship, read as text; the installed distribution's metadata when that file is missing."""
-    from importlib.util import find_spec
-
-    spec = find_spec("libcst")
-    if spec is not None and spec.submodule_search_locations:
-        for location in spec.submodule_search_locations:
-            try:
-                return hashlib.sha256((Path(location) / "_version.py").read_bytes()).hexdigest()
-            except OSError:
-                continue
-    from importlib import metadata
-
-    try:
-        return metadata.version("libcst")
-    except metadata.PackageNotFoundError:
-        return "?"
 
 
 def options_fingerprint(options: Options) -> str:

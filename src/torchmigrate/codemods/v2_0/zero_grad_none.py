@@ -21,6 +21,7 @@ gradient is read.
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 
 import libcst as cst
@@ -190,7 +191,7 @@ def detect(file: AstFile) -> Iterator[Site]:
                 if _on_header_line(file, block[0]):
                     continue  # `if x: a; b`: libcst's suite, not an indented block
                 if file.continued(block[0].lineno - 1):  # `if x: \` and the body on the next line: a suite too
-                    if any(_zero_grad_in(statement) for statement in block):
+                    if any(_zero_grad_in(file, statement) for statement in block):
                         yield file.edit(block[0])  # (or an indented block after a continued header): libcst decides
                     continue
             yield from _scan(file, _lines(block))
@@ -214,7 +215,7 @@ def _lines(block: list[ast.stmt]) -> list[list[ast.stmt]]:
 
 def _scan(file: AstFile, lines: list[list[ast.stmt]]) -> Iterator[Site]:
     for index, line in enumerate(lines):
-        if isinstance(line[0], _COMPOUND) or not any(_zero_grad_in(statement) for statement in line):
+        if isinstance(line[0], _COMPOUND) or not any(_zero_grad_in(file, statement) for statement in line):
             continue
         last = lines[-1][-1].end_lineno or lines[-1][-1].lineno
         if any(file.continued(number) for number in range(line[0].lineno, last)):
@@ -248,7 +249,11 @@ def _walk(statements: list[ast.stmt]) -> Iterator[tuple[ast.AST, ast.AST | None]
         stack.extend((child, node) for child in reversed(children_in_source_order(node)))
 
 
-def _zero_grad_in(statement: ast.stmt) -> bool:
+def _zero_grad_in(file: AstFile, statement: ast.stmt) -> bool:
+    lines = _spelled_on(file)
+    at = bisect_left(lines, statement.lineno)
+    if at == len(lines) or lines[at] > (statement.end_lineno or statement.lineno):
+        return False  # no line of the statement spells `zero_grad`: nothing to walk
     return any(
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Attribute)
@@ -257,6 +262,18 @@ def _zero_grad_in(statement: ast.stmt) -> bool:
         and not node.keywords
         for node, _ in _walk([statement])
     )
+
+
+def _spelled_on(file: AstFile) -> list[int]:
+    """The (sorted) lines of ``file`` that spell ``zero_grad``, which every line holding a call to it does."""
+    if _SPELLED and _SPELLED[0][0] is file:
+        return _SPELLED[0][1]
+    found = [number for number, line in enumerate(file.lines, start=1) if "zero_grad" in line]
+    _SPELLED[:] = [(file, found)]
+    return found
+
+
+_SPELLED: list[tuple[AstFile, list[int]]] = []
 
 
 def _grad(node: ast.AST | None) -> bool:

@@ -1,0 +1,205 @@
+"""The replay of an unchanged read-only run (torchmigrate.run.replay): the same command over the same files prints what
+it printed, without the command line; anything that could change the output makes it run again."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from torchmigrate.run import replay
+
+PAST = 1_600_000_000  # seconds: older than the two seconds within which a file is not trusted
+
+_LAUNCH = """
+import sys
+from torchmigrate.launch import main
+sys.argv = ["migrate", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as exc:
+    code = exc.code
+else:
+    code = 0
+sys.stdout.flush()
+print("::typer loaded:", "typer" in sys.modules, "exit:", code, file=sys.stderr)
+"""
+
+
+def _age(root: Path) -> None:
+    """Every file and folder under ``root`` dated in the past (the cache folder included: it is left out anyway)."""
+    for folder, subfolders, names in os.walk(root):
+        for name in [*names, *subfolders]:
+            os.utime(os.path.join(folder, name), (PAST, PAST))
+    os.utime(root, (PAST, PAST))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "project"
+    (root / ".git").mkdir(parents=True)  # the git top: what lies above is looked at for names only
+    (root / "pkg").mkdir()
+    (root / "pkg" / "a.py").write_text("import torch\nq, r = torch.qr(x)\n")
+    (root / "pkg" / "b.py").write_text("import torch\nx = torch.load('m.pt')\n")
+    (root / "pkg" / "c.py").write_text("print('no torch here')\n")
+    (root / ".github" / "workflows").mkdir(parents=True)
+    (root / ".github" / "workflows" / "ci.yml").write_text("jobs: {}\n")
+    _age(root)
+    return root
+
+
+class Run:
+    def __init__(self, done: subprocess.CompletedProcess[bytes]) -> None:
+        lines = done.stderr.splitlines()
+        self.tail = lines[-1].decode()
+        self.stdout = done.stdout
+        self.stderr = b"\n".join(lines[:-1])
+        self.replayed = "typer loaded: False" in self.tail
+        self.code = int(self.tail.rsplit("exit:", 1)[1])
+
+
+def _run(root: Path, *args: str, env: dict[str, str] | None = None) -> Run:
+    command = [sys.executable, "-c", _LAUNCH, "--to", "2.12", *args]
+    done = subprocess.run(command, cwd=root, capture_output=True, check=False, env={**os.environ, **(env or {})})
+    return Run(done)
+
+
+def _settled(root: Path, *args: str) -> Run:
+    """The first run of ``args``: never a replay (and recorded, when it may be)."""
+    first = _run(root, *args)
+    assert not first.replayed
+    return first
+
+
+def test_an_unchanged_diff_run_is_replayed_without_the_command_line(tree: Path) -> None:
+    recorded = _settled(tree, "--diff", ".")
+    assert b"torch.linalg.qr" in recorded.stdout and recorded.code == 0
+    again = _run(tree, "--diff", ".")
+    assert again.replayed
+    assert (again.stdout, again.stderr, again.code) == (recorded.stdout, recorded.stderr, recorded.code)
+    assert list((tree / ".torchmigrate_cache" / "runs").iterdir())
+
+
+def test_a_check_run_is_replayed_with_its_exit_code(tree: Path) -> None:
+    recorded = _settled(tree, "--check", ".")
+    assert recorded.code == 1
+    again = _run(tree, "--check", ".")
+    assert again.replayed and again.code == 1 and again.stderr == recorded.stderr
+
+
+def test_a_file_with_other_bytes_runs_again_even_with_the_same_size_and_time(tree: Path) -> None:
+    _settled(tree, "--diff", ".")
+    source = tree / "pkg" / "a.py"
+    status = source.stat()
+    source.write_text(source.read_text().replace("torch.qr", "torch.Qr"))  # same size
+    os.utime(source, ns=(status.st_atime_ns, status.st_mtime_ns))  # and the same time
+    again = _run(tree, "--diff", ".")
+    assert not again.replayed
+    assert b"torch.linalg.qr" not in again.stdout
+
+
+def test_a_new_file_or_folder_runs_again(tree: Path) -> None:
+    _settled(tree, "--diff", ".")
+    (tree / "pkg" / "sub").mkdir()
+    (tree / "pkg" / "sub" / "d.py").write_text("import torch\nq, r = torch.qr(y)\n")
+    _age(tree)
+    again = _run(tree, "--diff", ".")
+    assert not again.replayed and b"pkg/sub/d.py" in again.stdout
+
+
+def test_a_file_the_run_did_not_read_but_listed_runs_again_when_it_changes(tree: Path) -> None:
+    # The CI file's reading is kept by the project readers under its size and time: the replay checks them too.
+    _settled(tree, "--diff", ".")
+    assert _run(tree, "--diff", ".").replayed
+    workflow = tree / ".github" / "workflows" / "ci.yml"
+    workflow.write_text("jobs: {a: {}}\n")
+    os.utime(workflow, (PAST + 5, PAST + 5))
+    assert not _run(tree, "--diff", ".").replayed
+
+
+def test_a_new_entry_above_the_project_runs_again(tree: Path) -> None:
+    _settled(tree, "--diff", ".")
+    (tree.parent / "pyproject.toml").write_text("[tool.torchmigrate]\nto = '2.12'\n")
+    assert not _run(tree, "--diff", ".").replayed
+
+
+def test_another_command_or_environment_is_not_replayed(tree: Path) -> None:
+    _settled(tree, "--diff", ".")
+    assert not _run(tree, "--diff", "pkg").replayed
+    assert not _run(tree, "--diff", ".", env={"SOME_SETTING": "1"}).replayed
+    assert not _run(tree, "--diff", "--unsafe-fixes", ".").replayed
+    assert _run(tree, "--diff", ".").replayed
+
+
+def test_no_cache_neither_reads_nor_writes_a_record(tree: Path) -> None:
+    _run(tree, "--diff", "--no-cache", ".")
+    _age(tree)
+    _run(tree, "--diff", "--no-cache", ".")
+    assert not (tree / ".torchmigrate_cache").exists()
+    _settled(tree, "--diff", ".")
+    assert not _run(tree, "--diff", "--no-cache", ".").replayed
+
+
+def test_a_write_run_or_a_run_with_a_report_file_is_never_recorded(tree: Path) -> None:
+    for args in (("--diff", "--output-file", "../out.diff", "."), ("--check", "--report", "../r.json", ".")):
+        _settled(tree, *args)
+        assert not _run(tree, *args).replayed
+    written = _run(tree, ".")  # writes the migration
+    assert not written.replayed and "torch.linalg.qr" in (tree / "pkg" / "a.py").read_text()
+    runs = tree / ".torchmigrate_cache" / "runs"
+    assert not runs.exists() or not list(runs.iterdir())
+
+
+def test_a_run_that_ends_in_an_error_is_not_recorded(tree: Path) -> None:
+    (tree / "pkg" / "broken.py").write_bytes(b"\xff\xfeimport torch\x00 torch.qr(")
+    _age(tree)
+    first = _settled(tree, "--diff", ".")
+    assert first.code == 2
+    assert not _run(tree, "--diff", ".").replayed
+
+
+def test_a_file_changed_a_moment_ago_keeps_the_run_from_being_recorded(tree: Path) -> None:
+    _run(tree, "--diff", ".")
+    _age(tree)
+    (tree / "pkg" / "c.py").write_text("print('now')\n")  # modified now: a change in the same tick would not show
+    _run(tree, "--diff", ".")
+    assert not _run(tree, "--diff", ".").replayed
+    _age(tree)
+    (tree / "pkg" / "notes.txt").write_text("listed, never read\n")  # the same for a file the run only listed
+    _run(tree, "--diff", ".")
+    assert not _run(tree, "--diff", ".").replayed
+    _age(tree)
+    _run(tree, "--diff", ".")
+    assert _run(tree, "--diff", ".").replayed
+
+
+def test_a_worker_that_opens_a_file_of_the_user_s_keeps_the_run_from_being_recorded(tree: Path) -> None:
+    recorder = replay.Recorder(["--diff", "."])
+    replay._Allowed.root, replay._Allowed.paths = str(tree), (str(tree),)
+    recorder._saved = (sys.stdout, sys.stderr)  # as start() leaves them (streams untouched here)
+    recorder.worker_saw("open", (str(tree / "pkg" / "a.py"), "r", 0))
+    assert recorder.flagged
+    recorder.worker_saw("open", (str(Path(replay.__file__)), "r", 0))  # the tool's own files do not count
+    mark = replay._worker_mark(str(tree), recorder.key)
+    assert os.path.exists(mark)
+    recorder.stop(0)
+    assert not os.path.exists(mark)
+    assert not os.path.exists(replay._record_path(str(tree), recorder.key))
+
+
+def test_the_key_covers_the_tool_stamp(monkeypatch: pytest.MonkeyPatch) -> None:
+    key = replay.run_key(["--diff", "."], "/x", {"A": "1"})
+    assert replay.run_key(["--diff", "."], "/x", {"A": "1", "OLDPWD": "/y", "SHLVL": "3"}) == key
+    monkeypatch.setattr(replay, "tool_stamp", lambda: "another build")
+    assert replay.run_key(["--diff", "."], "/x", {"A": "1"}) != key
+
+
+def test_a_damaged_record_is_a_miss(tree: Path) -> None:
+    recorded = _settled(tree, "--diff", ".")
+    for record in (tree / ".torchmigrate_cache" / "runs").iterdir():
+        record.write_bytes(b"\x00not marshal")
+    again = _run(tree, "--diff", ".")
+    assert not again.replayed and again.stdout == recorded.stdout
