@@ -54,6 +54,7 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def _fail(message: str) -> typer.Exit:
+    replay.forbid()
     typer.echo(f"migrate: error: {message}", err=True)
     return typer.Exit(EXIT_ERROR)
 
@@ -405,6 +406,8 @@ def _run(request: Request) -> int:
                 bar.stop()
                 bar = None
             for repo in bulk.repos:
+                if repo.error:
+                    replay.forbid()  # a repository refused or a git step that failed: its state, not its files
                 if repo.error and not repo.refused:
                     typer.echo(f"{repo.path}: error: {repo.error}", err=True)
             reporter.list_would_fix()

@@ -33,7 +33,7 @@ def _age(root: Path) -> None:
     """Every file and folder under ``root`` dated in the past (the cache folder included: it is left out anyway)."""
     for folder, subfolders, names in os.walk(root):
         for name in [*names, *subfolders]:
-            os.utime(os.path.join(folder, name), (PAST, PAST))
+            os.utime(os.path.join(folder, name), (PAST, PAST), follow_symlinks=False)
     os.utime(root, (PAST, PAST))
 
 
@@ -153,11 +153,30 @@ def test_a_write_run_or_a_run_with_a_report_file_is_never_recorded(tree: Path) -
     assert not runs.exists() or not list(runs.iterdir())
 
 
-def test_a_run_that_ends_in_an_error_is_not_recorded(tree: Path) -> None:
-    (tree / "pkg" / "broken.py").write_bytes(b"\xff\xfeimport torch\x00 torch.qr(")
+def test_a_file_the_tool_cannot_parse_is_an_error_of_its_bytes_and_replayed(tree: Path) -> None:
+    (tree / "pkg" / "broken.py").write_text("import torch\nq, r = torch.qr(\n")
     _age(tree)
     first = _settled(tree, "--diff", ".")
-    assert first.code == 2
+    assert first.code == 2 and b"broken.py: error" in first.stderr
+    again = _run(tree, "--diff", ".")
+    assert again.replayed and (again.code, again.stderr, again.stdout) == (first.code, first.stderr, first.stdout)
+
+
+def test_a_run_with_a_file_it_could_not_read_is_not_recorded(tree: Path) -> None:
+    (tree / "pkg" / "gone.py").symlink_to("missing.py")  # listed, and its read fails
+    _age(tree)
+    first = _settled(tree, "--diff", ".")
+    assert first.code == 2 and b"cannot read" in first.stderr
+    assert not _run(tree, "--diff", ".").replayed
+    runs = tree / ".torchmigrate_cache" / "runs"
+    assert not runs.exists() or not list(runs.iterdir())
+
+
+def test_a_failure_of_the_command_line_is_not_recorded(tree: Path) -> None:
+    (tree / "pyproject.toml").write_text("[tool.torchmigrate]\nselect = ['no-such-pass']\n")
+    _age(tree)
+    first = _settled(tree, "--diff", ".")
+    assert first.code == 2 and b"error" in first.stderr
     assert not _run(tree, "--diff", ".").replayed
 
 
@@ -203,3 +222,121 @@ def test_a_damaged_record_is_a_miss(tree: Path) -> None:
         record.write_bytes(b"\x00not marshal")
     again = _run(tree, "--diff", ".")
     assert not again.replayed and again.stdout == recorded.stdout
+
+
+def _files(count: int, root: Path) -> None:
+    for index in range(count):
+        (root / "pkg" / f"m{index}.py").write_text(f"import torch\nq{index}, r = torch.qr(x)\n")
+
+
+def test_a_run_whose_reader_went_away_is_not_recorded_and_a_replay_into_a_closed_pipe_stops_quietly(tree: Path) -> None:
+    _files(400, tree)  # a diff larger than a pipe's buffer
+    _age(tree)
+    launch = f"{sys.executable} -c '{_LAUNCH}' --to 2.12 --diff ."
+    reader = "true"  # gone before the first write: every write meets a closed pipe
+
+    def shell(command: str) -> subprocess.CompletedProcess[bytes]:  # every run from the same shell: one environment
+        return subprocess.run(["bash", "-c", command], cwd=tree, capture_output=True, check=False)
+
+    cut = shell(f"{launch} | {reader}")
+    assert b"typer loaded: True" in cut.stderr
+    full = shell(f"{launch} | cat")  # not the cut run's record: it runs again, in full
+    assert b"typer loaded: True exit: 0" in full.stderr and full.stdout.count(b"+++ b/") == 401
+    again = shell(f"{launch} | cat")
+    assert b"typer loaded: False exit: 0" in again.stderr and again.stdout == full.stdout
+    replayed_cut = shell(f"{launch} | {reader}")
+    assert b"typer loaded: False exit: 1" in replayed_cut.stderr and b"Traceback" not in replayed_cut.stderr
+
+
+def test_a_skipped_folder_the_walk_looked_into_is_compared_too(tree: Path) -> None:
+    (tree / "tools").mkdir()
+    (tree / "tools" / "pyvenv.cfg").write_text("home = /usr\n")  # a virtual environment: skipped
+    (tree / "tools" / "b.py").write_text("import torch\nq, r = torch.qr(y)\n")
+    _age(tree)
+    recorded = _settled(tree, "--diff", ".")
+    assert b"tools/b.py" not in recorded.stdout
+    assert _run(tree, "--diff", ".").replayed
+    (tree / "tools" / "pyvenv.cfg").unlink()
+    os.utime(tree / "tools", (PAST, PAST))
+    again = _run(tree, "--diff", ".")
+    assert not again.replayed and b"tools/b.py" in again.stdout
+
+
+def test_a_link_that_points_elsewhere_runs_again(tree: Path) -> None:
+    store = tree / ".store"
+    store.mkdir()
+    (store / "t.py").write_text("import torch\nq, r = torch.qr(z)\n")
+    (tree / "pkg" / "link.py").symlink_to("../.store/t.py")
+    _age(tree)
+    recorded = _settled(tree, "--diff", ".")
+    assert b"link.py" in recorded.stdout
+    outside = tree.parent / "outside"
+    outside.mkdir()
+    (outside / "t.py").write_text((store / "t.py").read_text())
+    (tree / "pkg" / "link.py").unlink()
+    (tree / "pkg" / "link.py").symlink_to("../../outside/t.py")  # same bytes, now outside the PATH
+    _age(tree)
+    _age(outside)
+    again = _run(tree, "--diff", ".")
+    assert not again.replayed and b"link.py" not in again.stdout
+
+
+def test_a_run_that_reads_a_pipe_or_a_device_is_not_recorded(tree: Path) -> None:
+    config = tree.parent / "c.toml"
+    config.write_text("[tool.torchmigrate]\nignore = ['linalg-deprecated']\n")
+    os.utime(config, (PAST, PAST))
+    command = f"{sys.executable} -c '{_LAUNCH}' --to 2.12 --check --config /dev/stdin . < {config}"
+    for _ in range(2):
+        done = subprocess.run(["bash", "-c", command], cwd=tree, capture_output=True, check=False)
+        assert b"typer loaded: True" in done.stderr
+
+
+def test_a_link_above_the_project_that_comes_to_point_at_something_runs_again(tree: Path) -> None:
+    (tree.parent / "pyproject.toml").symlink_to("shared.toml")  # points at nothing yet
+    _settled(tree, "--check", ".")
+    assert _run(tree, "--check", ".").replayed
+    (tree.parent / "shared.toml").write_text("[tool.torchmigrate]\nignore = ['linalg-deprecated']\n")
+    assert not _run(tree, "--check", ".").replayed
+
+
+def test_a_file_read_and_gone_or_changed_while_the_run_ran_keeps_it_from_being_recorded(tree: Path) -> None:
+    for change in ("delete", "rewrite"):
+        recorder = replay.Recorder(["--diff", "."])
+        replay._Allowed.root, replay._Allowed.paths = None, ()
+        replay.allow([str(tree)])
+        recorder._saved = (sys.stdout, sys.stderr)
+        target = tree / "pkg" / f"{change}.py"
+        target.write_text("x = 1\n")
+        os.utime(target, (PAST, PAST))
+        recorder.start_ns += 5  # the file was there, and old, when the run began
+        recorder.saw("open", (str(target), "r", 0))
+        if change == "delete":
+            target.unlink()
+        else:
+            target.write_text("y = 2\n")
+            os.utime(target, (PAST, PAST))  # its modification time set back; its status-change time is now
+        recorder.stop(0)
+        assert not os.path.exists(replay._record_path(str(tree), recorder.key))
+
+
+def test_another_release_of_a_loaded_module_runs_again(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _settled(tree, "--diff", ".")
+    [record_file] = (tree / ".torchmigrate_cache" / "runs").iterdir()
+    import marshal
+
+    record = marshal.loads(record_file.read_bytes())
+    modules = {path for path, _, _ in record["modules"]}
+    assert any("typer" in path for path in modules) and any(path.endswith("sqlite3/__init__.py") for path in modules)
+    assert replay._holds(record)
+    path, size, mtime = record["modules"][0]
+    record["modules"][0] = (path, size, mtime + 1)
+    assert not replay._holds(record)
+
+
+def test_the_key_covers_the_terminals_around_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    # stdout and stderr are never terminals here, but stdin may be one, and a console library sizes its tables from it
+    key = replay.run_key(["--diff", "."], "/x", {})
+    monkeypatch.setattr(replay, "_terminal_size", lambda fd: (120, 40) if fd == 0 else None)
+    wide = replay.run_key(["--diff", "."], "/x", {})
+    monkeypatch.setattr(replay, "_terminal_size", lambda fd: (30, 40) if fd == 0 else None)
+    assert len({key, wide, replay.run_key(["--diff", "."], "/x", {})}) == 3

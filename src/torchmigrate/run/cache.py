@@ -110,6 +110,14 @@ def decode_result(value: str, path: str, data: bytes) -> FileResult:
     return result
 
 
+def make_cache_folder(folder: Path) -> None:
+    """The cache folder, with the ``.gitignore`` that keeps it out of ``git status``; raises ``OSError``."""
+    folder.mkdir(exist_ok=True)
+    ignore = folder / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# written by torchmigrate: this folder is a cache\n*\n", encoding="utf-8")
+
+
 class ResultCache:
     """One project root's cache. Use :meth:`get` / :meth:`put` from a single process; :meth:`close` commits."""
 
@@ -128,10 +136,7 @@ class ResultCache:
         if self._db is not None or self._failed:
             return self._db
         try:
-            self.folder.mkdir(exist_ok=True)
-            ignore = self.folder / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# written by torchmigrate: this folder is a cache\n*\n", encoding="utf-8")
+            make_cache_folder(self.folder)
             db = sqlite3.connect(self.folder / "results.sqlite3", timeout=10, isolation_level="DEFERRED")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")

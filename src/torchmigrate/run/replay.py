@@ -4,24 +4,30 @@ A run that writes nothing (``--diff`` or ``--check``, its output on stdout and s
 recorded in the cache folder of its first PATH's project (``.torchmigrate_cache/runs/``): what it printed, its exit
 code, and what it depended on —
 
-- the command: its arguments, the working folder, the environment, the Python running it and the tool's stamp
-  (:func:`~torchmigrate.core.stamp.tool_stamp`: each of its source files' size and modification time);
+- the command: its arguments, the working folder, the environment, the sizes of the terminals around it, the Python
+  running it and the tool's stamp (:func:`~torchmigrate.core.stamp.tool_stamp`: each of its source files' size and
+  modification time), and the size and modification time of every other module it loaded (another release of
+  pathspec, which decides what a walk sees, is another command);
 - each file it opened for reading, by its bytes' SHA-256;
-- each folder it listed: the names of its entries and the size and modification time of each file among them (what
-  the project readers' kept readings rest on: :func:`~torchmigrate.run.plan.project_signature`);
-- each folder above a file or folder it used, up to the filesystem root: the names of its entries (the run looks
-  there for ``.git``, ``pyproject.toml`` and the like).
+- each folder it listed: its entries' names, the size and modification time of each file and where each symbolic
+  link points (what the project readers' kept readings rest on: :func:`~torchmigrate.run.plan.project_signature`);
+- each folder it may have looked into without listing it — the folders the walk skipped (a virtual environment's
+  ``pyvenv.cfg``, a stub package's ``torch/__init__.pyi``) and each folder above what it used, up to the filesystem
+  root (``.git``, ``pyproject.toml``): what a lookup of each of its entries finds (a file, a folder, nothing).
 
 The same command then prints the recorded output and exits with the recorded code once every one of these holds,
 before it imports the command line (typer), the cache database or the passes: a re-run of CI over an unchanged tree
 costs the Python start, a walk of ``stat`` calls and a hash of the files read. Any difference, or a record that
 cannot be read, is a miss and the run goes on as usual (its per-file cache still answers for the unchanged files).
 
-Never wrong: what the run read is compared by content, not by time; a run is not recorded when a file in a folder it
-listed was modified within two seconds of its start (a change in the same tick of a coarse clock would not show,
-as git treats a "racy" file), when it started a subprocess, wrote a file outside the cache, or ended in an error.
-``--no-cache`` neither reads nor writes a record, nor does any run while ``TORCHMIGRATE_NO_REPLAY`` is set. Standard
-library only: this module loads before anything else.
+Never wrong: what the run read is compared by content, not by time. A run is not recorded when a file it read or
+listed changed while it ran (its status-change time, which no tool sets back, is after the start) or was modified
+within two seconds before (a change in the same tick of a coarse clock would not show, as git treats a "racy" file),
+when it read a pipe or a device (``--config /dev/stdin``), started a subprocess, wrote a file outside the cache or
+failed to write its output (a reader that went away), or when its output depends on more than what it read (a file
+it could not read, a repository's git state, an error of the command line: :func:`forbid`). A file the tool cannot
+parse or decode is an error of its bytes, and replayed as such. ``--no-cache`` neither reads nor writes a record, nor
+does any run while ``TORCHMIGRATE_NO_REPLAY`` is set. Standard library only: this module loads before anything else.
 """
 
 from __future__ import annotations
@@ -41,14 +47,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, BinaryIO
 
-__all__ = ["Recorder", "allow", "replay", "run_key"]
+__all__ = ["Recorder", "allow", "forbid", "replay", "run_key"]
 
 CACHE_DIR = ".torchmigrate_cache"  # torchmigrate.run.cache.CACHE_DIR (not imported: it loads sqlite3)
 RUNS = "runs"
-_FORMAT = 1
+_FORMAT = 2
 _RACY_NS = 2_000_000_000
-_IGNORED_ENV = frozenset({"_", "OLDPWD", "SHLVL"})
-"""Variables a shell changes between two identical commands, which no part of a run reads."""
+_IGNORED_ENV = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
+"""Variables a shell changes between two identical commands, which no part of a run reads (the working folder is
+in the key itself)."""
 _SUBPROCESS_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn", "os.startfile"})
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
 
@@ -63,6 +70,8 @@ def run_key(argv: Sequence[str], cwd: str, env: dict[str, str]) -> str:
         sys.executable,
         sys.version,
         repr(sys.flags),
+        repr(sys.warnoptions),
+        repr([_terminal_size(fd) for fd in (0, 1, 2)]),  # a console library sizes its tables from any of them
         cwd,
         "\0".join(argv),
         "\0".join(f"{k}={v}" for k, v in sorted(env.items()) if k not in _IGNORED_ENV),
@@ -71,6 +80,14 @@ def run_key(argv: Sequence[str], cwd: str, env: dict[str, str]) -> str:
         digest.update(part.encode("utf-8", "surrogateescape"))
         digest.update(b"\n")
     return digest.hexdigest()
+
+
+def _terminal_size(fd: int) -> tuple[int, int] | None:
+    try:
+        size = os.get_terminal_size(fd)
+    except (OSError, ValueError):
+        return None
+    return (size.columns, size.lines)
 
 
 def _streams_ok() -> bool:
@@ -148,9 +165,19 @@ def replay(argv: Sequence[str], out: BinaryIO | None = None, err: BinaryIO | Non
     if record is None or not _holds(record):
         return None
     streams = {1: out or sys.stdout.buffer, 2: err or sys.stderr.buffer}
-    for fd, chunk in record["chunks"]:
-        streams[fd].write(chunk)
-        streams[fd].flush()
+    try:
+        for fd, chunk in record["chunks"]:
+            streams[fd].write(chunk)
+            streams[fd].flush()
+    except BrokenPipeError:
+        # the reader went away (`| head`): as the command line does, stop quietly with exit code 1 (and let nothing
+        # more reach the closed pipe when Python flushes its streams at exit)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return 1
     code = record["code"]
     return code if isinstance(code, int) else None
 
@@ -168,50 +195,92 @@ def _load(path: str, key: str) -> dict[str, Any] | None:
 
 def _holds(record: dict[str, Any]) -> bool:
     try:
-        for folder, listing in record["folders"]:
-            if _listing(folder) != listing:
+        for path, size, mtime in record["modules"]:
+            if _stamp_of(path) != (size, mtime):
                 return False
-        for folder, names in record["above"]:
-            if _names(folder) != names:
+        for folder, listing in record["folders"]:
+            found = _listing(folder)
+            if found is None or found[0] != listing:
+                return False
+        for folder, kinds in record["peeked"]:
+            if _kinds(folder) != kinds:
                 return False
         for path, size, digest in record["files"]:
-            if _digest(path, size) != digest:
+            if size == -1:
+                if os.path.lexists(path):
+                    return False
+            elif _digest(path, size) != digest:
                 return False
     except (TypeError, ValueError):
         return False
     return True
 
 
-def _listing(folder: str) -> tuple[tuple[str, int, int], ...] | None:
-    """A folder's entries, sorted: each file's name, size and modification time, each folder's name (size ``-1``);
-    ``None`` when it cannot be listed. The cache folder is left out."""
+def _listing(folder: str) -> tuple[tuple[tuple[str, int, int, str], ...], int] | None:
+    """A folder's entries, sorted — each file's name, size and modification time, each folder's name (size ``-1``),
+    and for a symbolic link where it points — with the newest status-change time among them; ``None`` when it cannot
+    be listed. The cache folder is left out."""
     entries = []
+    newest = 0
     try:
         with os.scandir(folder) as found:
             for entry in found:
                 if entry.name == CACHE_DIR:
                     continue
                 try:
+                    link = os.readlink(entry.path) if entry.is_symlink() else ""
                     if entry.is_dir(follow_symlinks=False):
-                        entries.append((entry.name, -1, 0))
+                        entries.append((entry.name, -1, 0, link))
                         continue
                     status = entry.stat()
                 except OSError:
-                    entries.append((entry.name, -2, 0))
+                    entries.append((entry.name, -2, 0, ""))
                     continue
-                entries.append((entry.name, status.st_size, status.st_mtime_ns))
+                entries.append((entry.name, status.st_size, status.st_mtime_ns, link))
+                newest = max(newest, status.st_ctime_ns)
     except OSError:
         return None
     entries.sort()
-    return tuple(entries)
+    return tuple(entries), newest
 
 
-def _names(folder: str) -> tuple[str, ...] | None:
-    """The names of a folder's entries, sorted (the cache folder left out); ``None`` when it cannot be listed."""
+def _kinds(folder: str) -> tuple[tuple[str, str, str], ...] | None:
+    """What a lookup of each entry of a folder finds (``f`` a file, ``d`` a folder, ``o`` something else, ``x``
+    nothing: a link to nowhere), with where a symbolic link points, sorted; the cache folder left out; ``None`` when
+    the folder cannot be listed. What the run learns from a folder it never lists: whether ``.git``,
+    ``pyproject.toml``, ``pyvenv.cfg`` or ``torch/__init__.pyi`` is there."""
+    kinds = []
     try:
-        return tuple(sorted(name for name in os.listdir(folder) if name != CACHE_DIR))
+        with os.scandir(folder) as found:
+            for entry in found:
+                if entry.name == CACHE_DIR:
+                    continue
+                try:
+                    link = os.readlink(entry.path) if entry.is_symlink() else ""
+                except OSError:
+                    link = "?"
+                try:
+                    mode = os.stat(entry.path).st_mode
+                    kind = "f" if stat.S_ISREG(mode) else "d" if stat.S_ISDIR(mode) else "o"
+                except OSError:
+                    kind = "x"
+                kinds.append((entry.name, kind, link))
     except OSError:
         return None
+    kinds.sort()
+    return tuple(kinds)
+
+
+def _below(folder: str, roots: Sequence[str]) -> bool:
+    return any(folder == root or folder.startswith(root.rstrip(os.sep) + os.sep) for root in roots)
+
+
+def _stamp_of(path: str) -> tuple[int, int] | None:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return (status.st_size, status.st_mtime_ns)
 
 
 def _digest(path: str, size: int | None = None) -> str | None:
@@ -233,34 +302,62 @@ class _Allowed:
 
     root: str | None = None
     paths: tuple[str, ...] = ()
+    root_change = 0  # the root folder's status-change time once its cache folder is there
 
 
 def allow(paths: Sequence[str | os.PathLike[str]]) -> None:
     """The command line's run over ``paths`` writes nothing and prints only to stdout and stderr: it may be recorded,
     in the cache of the first one's project."""
     if paths:
-        _Allowed.root = _project_root(os.fspath(paths[0]))
+        root = _project_root(os.fspath(paths[0]))
+        from pathlib import Path
+
+        from torchmigrate.run.cache import make_cache_folder
+
+        try:  # the cache folder (which the run makes anyway) is made now: the run's changes to its project's folder
+            make_cache_folder(Path(root, CACHE_DIR))  # after this are not the cache's
+            os.makedirs(os.path.join(root, CACHE_DIR, RUNS), exist_ok=True)
+            _Allowed.root_change = os.stat(root).st_ctime_ns
+        except OSError:
+            return
+        _Allowed.root = root
         _Allowed.paths = tuple(os.path.abspath(p) for p in paths)
 
 
-class _Tee(io.RawIOBase):
-    """A binary stream that writes through to ``target`` and keeps each chunk (with ``fd``, 1 or 2) in ``chunks``."""
+def forbid() -> None:
+    """What the run prints now depends on more than its inputs (a file it could not read, a repository's git state, a
+    failure of the command line itself): it is not recorded."""
+    _Allowed.root, _Allowed.paths = None, ()
 
-    def __init__(self, target: BinaryIO, fd: int, chunks: list[tuple[int, bytes]]) -> None:
+
+class _Tee(io.RawIOBase):
+    """A binary stream that writes through to ``target`` and keeps each chunk (with ``fd``, 1 or 2) in its recorder's
+    ``chunks``; a write that fails (a reader that went away) keeps the run from being recorded, whatever the command
+    line makes of the error."""
+
+    def __init__(self, target: BinaryIO, fd: int, recorder: Recorder) -> None:
         super().__init__()
-        self._target, self._fd, self._chunks = target, fd, chunks
+        self._target, self._fd, self._recorder = target, fd, recorder
 
     def writable(self) -> bool:
         return True
 
     def write(self, data: Any) -> int:
         chunk = bytes(data)
-        self._target.write(chunk)
-        self._chunks.append((self._fd, chunk))
+        try:
+            self._target.write(chunk)
+        except BaseException:
+            self._recorder.tainted = True
+            raise
+        self._recorder.chunks.append((self._fd, chunk))
         return len(chunk)
 
     def flush(self) -> None:
-        self._target.flush()
+        try:
+            self._target.flush()
+        except BaseException:
+            self._recorder.tainted = True
+            raise
 
     def isatty(self) -> bool:
         return False
@@ -281,10 +378,13 @@ class Recorder:
         self.cwd = os.getcwd()
         self.key = run_key(self.argv, self.cwd, dict(os.environ))
         self.start_ns = time.time_ns()
-        self.opened: set[str] = set()
+        self.opened: dict[str, bool] = {}  # each file the run opened (or tried to): whether it was there then
         self.listed: set[str] = set()
         self.tainted = False
         self.flagged = False  # (in a worker process) the mark of a worker's read is made
+        self.root: str | None = None  # the project whose cache keeps the record, and its folder's status-change time
+        self.root_change = 0  # once the cache folder was made in it
+        self.paths: tuple[str, ...] = ()  # the run's PATHs
         self.chunks: list[tuple[int, bytes]] = []
         self._saved: tuple[Any, Any] | None = None
         self._pid = os.getpid()
@@ -309,7 +409,7 @@ class Recorder:
     def _tee(self, stream: Any, fd: int) -> io.TextIOWrapper:
         stream.flush()
         return io.TextIOWrapper(
-            io.BufferedWriter(_Tee(stream.buffer, fd, self.chunks)),
+            io.BufferedWriter(_Tee(stream.buffer, fd, self)),
             encoding=stream.encoding,
             errors=stream.errors,
             line_buffering=stream.line_buffering,
@@ -329,9 +429,15 @@ class Recorder:
                 self.tainted = True
         sys.stdout, sys.stderr = self._saved
         self._saved = None
-        root, paths = _Allowed.root, _Allowed.paths
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()  # what the run printed reached the streams whole, or the run is not recorded
+            except (OSError, ValueError):
+                self.tainted = True
+        root, paths, self.root_change = _Allowed.root, _Allowed.paths, _Allowed.root_change
         _Allowed.root, _Allowed.paths = None, ()
-        if root is None or self.tainted or code not in (0, 1, None) or os.getpid() != self._pid:
+        self.root, self.paths = root, paths
+        if root is None or self.tainted or code not in (0, 1, 2, None) or os.getpid() != self._pid:
             return
         mark = _worker_mark(root, self.key)
         if os.path.exists(mark):
@@ -350,34 +456,47 @@ class Recorder:
             pass  # a record that cannot be made or written: the next run is not replayed, nothing else
 
     def _record(self, code: int) -> dict[str, Any] | None:
-        above: set[str] = set()  # the folders above what the run used: a lookup there (.git, pyproject.toml) is
-        for path in (*self.listed, *self.opened, self.cwd):  # a test of an entry's existence
-            folder = os.path.dirname(path)
-            while folder not in above:
-                above.add(folder)
+        """The record of the run, or ``None`` when something it depended on changed a moment before it or while it
+        ran (checked on each status-change time, which no tool can set back) or is gone."""
+        newest_allowed = self.start_ns - _RACY_NS
+        listings = []
+        peeked: set[str] = set()  # folders the run may have looked into without listing them
+        for folder in sorted(self.listed):
+            found = _listing(folder)
+            if found is None:
+                continue  # gone or unreadable now: its absence is what its parent's record shows
+            entries, newest_change = found
+            if newest_change >= self.start_ns or any(m > newest_allowed for _, _, m, _ in entries):
+                return None  # a file changed while the run ran, or a moment before: the same tick could hide it
+            if not self._still(folder):
+                return None  # an entry was added, removed or renamed while the run ran
+            listings.append((folder, entries))
+            if _below(folder, self.paths):  # a folder the walk skipped (a virtual environment, an ignored or hidden
+                # one) was looked into (`pyvenv.cfg`, `torch/__init__.pyi`)
+                peeked.update(os.path.join(folder, name) for name, size, _, link in entries if size == -1 and not link)
+        for path in (*self.listed, *self.opened, self.cwd):  # and the folders above what the run used (`.git`,
+            folder = os.path.dirname(path)  # `pyproject.toml`, `setup.cfg`, each lookup a test of an entry)
+            while folder not in peeked:
+                peeked.add(folder)
                 parent = os.path.dirname(folder)
                 if parent == folder:
                     break
                 folder = parent
-        newest_allowed = self.start_ns - _RACY_NS
-        listings = []
-        for folder in sorted(self.listed):
-            listing = _listing(folder)
-            if listing is None:
-                continue  # gone or unreadable now: its absence is what its parent's record shows
-            if any(m > newest_allowed for _, _, m in listing):
-                return None  # a file changed a moment before the run (or during it): the same tick could hide a change
-            listings.append((folder, listing))
-        names = [(folder, _names(folder)) for folder in sorted(above - self.listed)]
-        files = []
-        for path in sorted(self.opened):
+        kinds = [(folder, _kinds(folder)) for folder in sorted(peeked - self.listed)]
+        files: list[tuple[str, int, str | None]] = []
+        for path, existed in sorted(self.opened.items()):
             try:
                 status = os.stat(path)
             except OSError:
+                if existed or not self._still(os.path.dirname(path)):
+                    return None  # read, and gone now; or its folder changed while the run ran
+                files.append((path, -1, None))  # looked for and not there (`<unknown>`, an optional file): not there
                 continue
+            if not existed:
+                return None  # made while the run ran
             if not stat.S_ISREG(status.st_mode):
-                continue
-            if status.st_mtime_ns > newest_allowed:
+                return None  # a pipe or a device: what was read is not there to compare
+            if status.st_mtime_ns > newest_allowed or status.st_ctime_ns >= self.start_ns:
                 return None
             digest = _digest(path)
             if digest is None:
@@ -386,12 +505,24 @@ class Recorder:
         return {
             "format": _FORMAT,
             "key": self.key,
+            "modules": _loaded_modules(),
             "folders": listings,
-            "above": names,
+            "peeked": kinds,
             "files": files,
             "chunks": self.chunks,
             "code": code,
         }
+
+    def _still(self, folder: str) -> bool:
+        """No entry of ``folder`` was added, removed or renamed since the run started (the project's own folder: since
+        :func:`allow` made the cache folder in it)."""
+        try:
+            changed = os.stat(folder).st_ctime_ns
+        except OSError:
+            return True  # not there: its parent's record says so
+        if folder == self.root:
+            return changed == self.root_change
+        return changed < self.start_ns
 
     def saw(self, event: str, args: tuple[Any, ...]) -> None:
         """An audit event of the run."""
@@ -399,7 +530,7 @@ class Recorder:
             path, mode, flags = args
             if isinstance(path, int):
                 return  # an open file descriptor: the file was opened, and seen, before
-            where = self._place(path)
+            where = self._place(path, opened=True)
             if where is None:
                 return
             writes = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & _WRITE_FLAGS)
@@ -407,7 +538,8 @@ class Recorder:
                 if CACHE_DIR not in where.split(os.sep):
                     self.tainted = True  # the run wrote a file of the user's: never replayed
                 return
-            self.opened.add(where)
+            if where not in self.opened:
+                self.opened[where] = os.path.exists(where)
         elif event in ("os.scandir", "os.listdir"):
             where = self._place(args[0] if args else None)
             if where is not None:
@@ -421,7 +553,7 @@ class Recorder:
         recorded."""
         if event == "open" and isinstance(args[0], int):
             return
-        if self._place(args[0] if args else None) is None or _Allowed.root is None:
+        if self._place(args[0] if args else None, opened=event == "open") is None or _Allowed.root is None:
             return
         self.flagged = True  # first: the mark's own open comes back here
         mark = _worker_mark(_Allowed.root, self.key)
@@ -431,9 +563,10 @@ class Recorder:
         except OSError:
             pass
 
-    def _place(self, path: Any) -> str | None:
-        """``path`` as an absolute path, or ``None`` for one of the tool's own places (its package, Python's
-        installation, the device files) or the cache."""
+    def _place(self, path: Any, opened: bool = False) -> str | None:
+        """``path`` as an absolute path; ``None`` for the cache, ``os.devnull``, and the modules Python loads from the
+        tool's and Python's own places (their stamps are in the record); any other device or process file read
+        keeps the run from being recorded."""
         if path is None:
             path = "."
         try:
@@ -442,18 +575,45 @@ class Recorder:
             self.tainted = True
             return None
         absolute = os.path.abspath(os.path.join(self.cwd, text))
-        if absolute.startswith(self._skip) or CACHE_DIR in absolute.split(os.sep):
+        if CACHE_DIR in absolute.split(os.sep) or absolute == os.devnull:
+            return None
+        if absolute.startswith(_SPECIAL):
+            self.tainted = True  # stdin as /dev/stdin, a /proc file: nothing to compare the next time
+            return None
+        if absolute.startswith(self._skip) and (not opened or absolute.endswith(_MODULE_SUFFIXES)):
             return None
         return absolute
 
 
+_SPECIAL = ("/dev/", "/proc/", "/sys/")
+_MODULE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pyd", ".pth")
+
+
 def _tool_places() -> tuple[str, ...]:
-    """Where the tool and Python keep what they load: not the run's input."""
+    """Where the tool and Python keep what they load: their modules are not the run's input."""
     package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     places = {package, sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__)}
     places.update(e for e in sys.path if os.path.basename(e) in ("site-packages", "dist-packages"))
     places.update([os.path.realpath(p) for p in places])
-    return tuple(sorted(p.rstrip(os.sep) + os.sep for p in places if p)) + ("/dev/", "/proc/", "/sys/")
+    return tuple(sorted(p.rstrip(os.sep) + os.sep for p in places if p))
+
+
+def _loaded_modules() -> list[tuple[str, int, int]]:
+    """The size and modification time of each module file loaded here but the tool's own (its stamp covers them):
+    what Python checks before it reuses their bytecode, so that another release of a dependency (pathspec decides
+    which files a run sees) is another run."""
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+    found = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and not os.path.realpath(path).startswith(package):
+            found.add(path)
+    stamps = []
+    for path in sorted(found):
+        stamp = _stamp_of(path)
+        if stamp is not None:
+            stamps.append((path, *stamp))
+    return stamps
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:

@@ -26,6 +26,7 @@ from torchmigrate.python.triggers import bytes_trigger_regex
 from torchmigrate.run.cache import CacheSet, ResultCache, options_fingerprint, project_root, result_key
 from torchmigrate.run.executors import Executor, WorkItem, default_jobs, make_executor
 from torchmigrate.run.files import SourceError, decode_source, display_path, encode, read_source, write_atomic
+from torchmigrate.run.replay import forbid
 
 __all__ = ["Runner", "Task", "process_file", "run_tasks", "write_result"]
 
@@ -167,6 +168,7 @@ class Runner:
             data = task.path.read_bytes()
         except OSError as exc:
             slot.result = FileResult(path=shown, error=f"cannot read: {exc.strerror or exc}")
+            forbid()  # what the run prints depends on more than the files' bytes: it is never replayed
             return slot, None
         cache = self._cache_for(task)
         if cache is not None:
