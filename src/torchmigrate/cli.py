@@ -174,18 +174,6 @@ def migrate(
     overrides = config.Overrides(
         to, from_, _ids(select), _ids(ignore), _ids(exclude), _ids(extend_exclude) or (), unsafe_fixes, min_torch
     )
-    if (
-        (diff or check)
-        and not no_cache
-        and output_file is None
-        and report is None
-        and report_html is None
-        and split_by_pass is None
-        and repos_from is None
-        and executor == "local"
-        and not progress
-    ):
-        replay.allow(all_paths)  # writes nothing, prints on stdout and stderr only: may be replayed when unchanged
     reads = ProjectReads()  # each project's requirements, CI and style files: read once for the whole run
     request = Request(
         plans=_plans(all_paths, overrides, config_file, isolated, reads),
@@ -204,6 +192,18 @@ def migrate(
         report_html=report_html,
         reads=reads,
     )
+    if (
+        (diff or check)
+        and not no_cache
+        and output_file is None
+        and report is None
+        and report_html is None
+        and split_by_pass is None
+        and repos_from is None
+        and executor == "local"
+        and not progress
+    ):
+        replay.allow(all_paths)  # writes nothing, prints on stdout and stderr only: may be replayed when unchanged
     raise typer.Exit(_run(request))
 
 

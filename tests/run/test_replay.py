@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,7 @@ def _age(root: Path) -> None:
         for name in [*names, *subfolders]:
             os.utime(os.path.join(folder, name), (PAST, PAST), follow_symlinks=False)
     os.utime(root, (PAST, PAST))
+    time.sleep(0.05)  # their status-change times (now) clearly before the next run's start
 
 
 @pytest.fixture
@@ -340,3 +342,47 @@ def test_the_key_covers_the_terminals_around_the_run(monkeypatch: pytest.MonkeyP
     wide = replay.run_key(["--diff", "."], "/x", {})
     monkeypatch.setattr(replay, "_terminal_size", lambda fd: (30, 40) if fd == 0 else None)
     assert len({key, wide, replay.run_key(["--diff", "."], "/x", {})}) == 3
+
+
+def test_a_linked_folder_the_walk_looked_into_and_a_chain_of_links_are_compared_too(tree: Path) -> None:
+    (tree / ".gitignore").write_text("vendor/\n")
+    (tree / "vendor" / "torchstubs").mkdir(parents=True)
+    (tree / "stubs").mkdir()
+    (tree / "stubs" / "torch").symlink_to("../vendor/torchstubs")  # a stub package, once it holds __init__.pyi
+    (tree / "stubs" / "t.py").write_text("import torch\nq, r = torch.qr(y)\n")
+    store = tree / ".store" / "deep"
+    store.mkdir(parents=True)
+    (store / "real.py").write_text("import torch\nq, r = torch.qr(w)\n")
+    (store / "t.py").symlink_to("real.py")
+    (tree / "pkg" / "link.py").symlink_to("../.store/deep/t.py")
+    _age(tree)
+    recorded = _settled(tree, "--diff", ".")
+    assert b"stubs/t.py" in recorded.stdout and b"pkg/link.py" in recorded.stdout
+    assert _run(tree, "--diff", ".").replayed
+    (tree / "vendor" / "torchstubs" / "__init__.pyi").write_text("")
+    _age(tree)
+    again = _run(tree, "--diff", ".")
+    assert not again.replayed and b"stubs/t.py" not in again.stdout
+    outside = tree.parent / "outside"
+    outside.mkdir()
+    (outside / "t.py").write_text((store / "real.py").read_text())
+    (store / "t.py").unlink()
+    (store / "t.py").symlink_to("../../../outside/t.py")  # the chain's second link, to the same bytes outside
+    _age(tree)
+    _age(outside)
+    moved = _run(tree, "--diff", ".")
+    assert not moved.replayed and b"pkg/link.py" not in moved.stdout
+
+
+def test_the_run_s_own_output_file_in_the_project_is_not_an_input(tree: Path) -> None:
+    launch = f"{sys.executable} -c '{_LAUNCH}' --to 2.12 --diff . > changes.diff"
+    runs = [subprocess.run(["bash", "-c", launch], cwd=tree, capture_output=True, check=False) for _ in range(2)]
+    assert b"typer loaded: True" in runs[0].stderr and b"typer loaded: False" in runs[1].stderr
+    assert b"torch.linalg.qr" in (tree / "changes.diff").read_bytes()
+
+
+def test_a_command_that_fails_or_runs_with_the_replay_off_leaves_no_record_folder(tree: Path) -> None:
+    failed = _run(tree, "--diff", "--select", "no-such-pass", ".")
+    assert failed.code == 2 and not (tree / ".torchmigrate_cache").exists()
+    _run(tree, "--diff", ".", env={"TORCHMIGRATE_NO_REPLAY": "1"})
+    assert (tree / ".torchmigrate_cache").is_dir() and not (tree / ".torchmigrate_cache" / "runs").exists()

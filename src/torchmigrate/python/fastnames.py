@@ -73,6 +73,7 @@ class FastNames:
                         answers[name] = answer
                     elif seen != answer:
                         answers[name] = _AMBIGUOUS
+            names.release()
         self._answers = answers
 
     def lookup(self, node: cst.CSTNode, binding: bool = False) -> str | None | _Unknown:

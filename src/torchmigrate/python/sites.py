@@ -77,8 +77,16 @@ class AstFile:
         """The ``AstFile`` of ``tree``: one per tree, shared by the passes' detectors (the last one is kept)."""
         if _LAST and _LAST[0].tree is tree and _LAST[0].text is text:
             return _LAST[0]
+        if _LAST:
+            _LAST[0].release()
         _LAST[:] = [cls(text, tree)]
         return _LAST[0]
+
+    def release(self) -> None:
+        """The file is done with: free its scope model (:meth:`AstNames.release`)."""
+        names = self.__dict__.pop("names", None)
+        if names is not None:
+            names.release()
 
     @property
     def nodes(self) -> list[ast.AST]:

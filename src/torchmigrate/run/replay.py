@@ -53,6 +53,9 @@ CACHE_DIR = ".torchmigrate_cache"  # torchmigrate.run.cache.CACHE_DIR (not impor
 RUNS = "runs"
 _FORMAT = 2
 _RACY_NS = 2_000_000_000
+_CLOCK_SLACK_NS = 20_000_000
+"""How far behind the clock the kernel's status-change times may lag (they come from a coarse clock that ticks every
+few milliseconds): a change this close before the start may have happened after it."""
 _IGNORED_ENV = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
 """Variables a shell changes between two identical commands, which no part of a run reads (the working folder is
 in the key itself)."""
@@ -190,6 +193,11 @@ def _load(path: str, key: str) -> dict[str, Any] | None:
         return None
     if not isinstance(record, dict) or record.get("format") != _FORMAT or record.get("key") != key:
         return None
+    chunks, code = record.get("chunks"), record.get("code")
+    if not isinstance(chunks, list) or not isinstance(code, int) or not all(
+        isinstance(c, tuple) and len(c) == 2 and c[0] in (1, 2) and isinstance(c[1], bytes) for c in chunks
+    ):
+        return None
     return record
 
 
@@ -211,9 +219,23 @@ def _holds(record: dict[str, Any]) -> bool:
                     return False
             elif _digest(path, size) != digest:
                 return False
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, KeyError):
         return False
     return True
+
+
+def _outputs() -> frozenset[tuple[int, int]]:
+    """The files stdout and stderr write to, by device and inode: a run's own output file in the project (``migrate
+    --diff . > changes.diff``) is not one of its inputs."""
+    found = set()
+    for fd in (1, 2):
+        try:
+            status = os.fstat(fd)
+        except OSError:
+            continue
+        if stat.S_ISREG(status.st_mode):
+            found.add((status.st_dev, status.st_ino))
+    return frozenset(found)
 
 
 def _listing(folder: str) -> tuple[tuple[tuple[str, int, int, str], ...], int] | None:
@@ -228,7 +250,7 @@ def _listing(folder: str) -> tuple[tuple[tuple[str, int, int, str], ...], int] |
                 if entry.name == CACHE_DIR:
                     continue
                 try:
-                    link = os.readlink(entry.path) if entry.is_symlink() else ""
+                    link = _link(entry.path) if entry.is_symlink() else ""
                     if entry.is_dir(follow_symlinks=False):
                         entries.append((entry.name, -1, 0, link))
                         continue
@@ -236,12 +258,17 @@ def _listing(folder: str) -> tuple[tuple[tuple[str, int, int, str], ...], int] |
                 except OSError:
                     entries.append((entry.name, -2, 0, ""))
                     continue
+                if (status.st_dev, status.st_ino) in _OUTPUTS:
+                    continue  # what this process prints into
                 entries.append((entry.name, status.st_size, status.st_mtime_ns, link))
                 newest = max(newest, status.st_ctime_ns)
     except OSError:
         return None
     entries.sort()
     return tuple(entries), newest
+
+
+_OUTPUTS = _outputs()
 
 
 def _kinds(folder: str) -> tuple[tuple[str, str, str], ...] | None:
@@ -255,10 +282,7 @@ def _kinds(folder: str) -> tuple[tuple[str, str, str], ...] | None:
             for entry in found:
                 if entry.name == CACHE_DIR:
                     continue
-                try:
-                    link = os.readlink(entry.path) if entry.is_symlink() else ""
-                except OSError:
-                    link = "?"
+                link = _link(entry.path) if entry.is_symlink() else ""
                 try:
                     mode = os.stat(entry.path).st_mode
                     kind = "f" if stat.S_ISREG(mode) else "d" if stat.S_ISDIR(mode) else "o"
@@ -269,6 +293,15 @@ def _kinds(folder: str) -> tuple[tuple[str, str, str], ...] | None:
         return None
     kinds.sort()
     return tuple(kinds)
+
+
+def _link(path: str) -> str:
+    """Where a symbolic link points, and where the chain of links it starts ends (a later link of the chain may
+    change)."""
+    try:
+        return f"{os.readlink(path)}|{os.path.realpath(path)}"
+    except OSError:
+        return "?"
 
 
 def _below(folder: str, roots: Sequence[str]) -> bool:
@@ -308,7 +341,7 @@ class _Allowed:
 def allow(paths: Sequence[str | os.PathLike[str]]) -> None:
     """The command line's run over ``paths`` writes nothing and prints only to stdout and stderr: it may be recorded,
     in the cache of the first one's project."""
-    if paths:
+    if paths and Recorder._active is not None:  # only a run that is watched (not with the replay off) may be
         root = _project_root(os.fspath(paths[0]))
         from pathlib import Path
 
@@ -466,14 +499,17 @@ class Recorder:
             if found is None:
                 continue  # gone or unreadable now: its absence is what its parent's record shows
             entries, newest_change = found
-            if newest_change >= self.start_ns or any(m > newest_allowed for _, _, m, _ in entries):
+            if newest_change >= self.start_ns - _CLOCK_SLACK_NS or any(m > newest_allowed for _, _, m, _ in entries):
                 return None  # a file changed while the run ran, or a moment before: the same tick could hide it
             if not self._still(folder):
                 return None  # an entry was added, removed or renamed while the run ran
             listings.append((folder, entries))
             if _below(folder, self.paths):  # a folder the walk skipped (a virtual environment, an ignored or hidden
                 # one) was looked into (`pyvenv.cfg`, `torch/__init__.pyi`)
-                peeked.update(os.path.join(folder, name) for name, size, _, link in entries if size == -1 and not link)
+                for name, size, _, link in entries:
+                    path = os.path.join(folder, name)
+                    if (size == -1 and not link) or (link and os.path.isdir(path)):  # a folder, or a link to one
+                        peeked.add(path)
         for path in (*self.listed, *self.opened, self.cwd):  # and the folders above what the run used (`.git`,
             folder = os.path.dirname(path)  # `pyproject.toml`, `setup.cfg`, each lookup a test of an entry)
             while folder not in peeked:
@@ -496,7 +532,7 @@ class Recorder:
                 return None  # made while the run ran
             if not stat.S_ISREG(status.st_mode):
                 return None  # a pipe or a device: what was read is not there to compare
-            if status.st_mtime_ns > newest_allowed or status.st_ctime_ns >= self.start_ns:
+            if status.st_mtime_ns > newest_allowed or status.st_ctime_ns >= self.start_ns - _CLOCK_SLACK_NS:
                 return None
             digest = _digest(path)
             if digest is None:
@@ -522,7 +558,7 @@ class Recorder:
             return True  # not there: its parent's record says so
         if folder == self.root:
             return changed == self.root_change
-        return changed < self.start_ns
+        return changed < self.start_ns - _CLOCK_SLACK_NS
 
     def saw(self, event: str, args: tuple[Any, ...]) -> None:
         """An audit event of the run."""
