@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from torchmigrate.python.guards import is_version_guard_ast
+from torchmigrate.python.lastfile import keeps
 
 __all__ = ["Names", "Scope", "Span", "chain", "names_of", "span"]
 
@@ -375,6 +376,7 @@ class Names:
 
 
 _last: list[tuple[ast.Module, str, Names]] = []
+keeps(_last.clear)
 
 
 def names_of(tree: ast.Module, text: str) -> Names:

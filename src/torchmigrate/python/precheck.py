@@ -32,6 +32,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Final
 
 from torchmigrate.core.text import has_lone_cr
+from torchmigrate.python.lastfile import keeps
 from torchmigrate.python.triggers import (
     identifiers,
     present_triggers,
@@ -450,6 +451,8 @@ def ast_parse(text: str) -> ast.Module:
 
 
 _LAST_PARSE: list[tuple[str, ast.Module]] = []
+keeps(_LAST_PARSE.clear)
+keeps(_ALL_NODES.clear)
 
 
 def parse(text: str) -> ast.Module | None:

@@ -23,6 +23,7 @@ from functools import cached_property
 from torchmigrate.core.passes import Analyser, Pass
 from torchmigrate.core.results import Finding
 from torchmigrate.python.guards import _VERSION_ISH, is_version_guard_ast
+from torchmigrate.python.lastfile import keeps
 from torchmigrate.python.names import AstNames
 from torchmigrate.python.precheck import (
     all_nodes,
@@ -549,6 +550,13 @@ _SCALAR_FIELDS: dict[type, tuple[str, ...]] = {
 
 
 _LAST: list[AstFile] = []
+
+
+@keeps
+def _forget() -> None:
+    if _LAST:
+        _LAST[0].release()
+    _LAST.clear()
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchmigrate.core.text import has_lone_cr, split_lines
+from torchmigrate.python.lastfile import keeps
 from torchmigrate.python.precheck import all_nodes, ast_chain, child_nodes, module_level, statement_start
 from torchmigrate.python.precheck import walk as walk_nodes
 
@@ -595,6 +596,7 @@ def _reads_memo(tree: ast.Module) -> dict[int, set[str] | None]:
 
 
 _MEMO: list[tuple[ast.Module, dict[int, set[str] | None]]] = []
+keeps(_MEMO.clear)
 
 
 def _code_lines(lines: list[str], inside: set[int]) -> list[str]:

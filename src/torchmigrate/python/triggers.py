@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from torchmigrate.core.passes import Pass, last_components
+from torchmigrate.python.lastfile import keeps
 
 
 def trie_pattern(words: Iterable[str]) -> str:
@@ -211,6 +212,8 @@ _RUN_BYTES = bytes(
 
 _LAST_IDENTIFIERS: list[tuple[str, set[str]]] = []
 _LAST_PRESENT: list[tuple[str, set[str]]] = []
+keeps(_LAST_IDENTIFIERS.clear)
+keeps(_LAST_PRESENT.clear)
 
 
 def present_triggers(text: str) -> set[str] | None:

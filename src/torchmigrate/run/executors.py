@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from torchmigrate.core.registry import Options
 from torchmigrate.core.results import FileResult
+from torchmigrate.python.lastfile import forget
 from torchmigrate.run.files import SourceError, decode_source
 
 if TYPE_CHECKING:  # imported when a pool starts: a cached or one-process run does not pay for them
@@ -30,16 +31,32 @@ class _GC:
 
 
 def tune_gc() -> None:
-    """For the command line's own processes: collect cycles less often, and (see :class:`PoolExecutor`) move what is
-    loaded before the workers fork out of the collector's sight.
+    """For the command line's own processes: collect cycles between files rather than inside them, and (see
+    :class:`PoolExecutor`) move what is loaded before the workers fork out of the collector's sight.
 
-    A run allocates millions of short-lived ast and libcst nodes with few reference cycles among them; at the default
-    threshold (a collection per 700 net allocations) every collection also walks the live trees of the file at hand,
-    about 6% of a run's CPU on real trees. A library caller's collector is left alone."""
+    A run allocates millions of short-lived ast and libcst nodes with few reference cycles among them; every
+    collection inside a file walks that file's live trees (at the default threshold, a collection per 700 net
+    allocations; at 10,000, still a fifth of a run's CPU on torch's tree). Once a file is done and what the engine keeps
+    of it is dropped (:func:`~torchmigrate.python.lastfile.forget`), the young objects are its few cycles: a
+    collection there (:func:`_between_files`) is cheap, and the threshold inside a file can be high (100,000: a
+    safeguard for one huge file). A library caller's collector is left alone."""
     import gc
 
-    gc.set_threshold(10_000, 20, 20)
+    gc.set_threshold(100_000, 20, 100)
     _GC.tuned = True
+
+
+_BETWEEN_FILES = 20_000
+"""Net allocations since the last collection above which one is made after a file (the generation below the oldest,
+and every tenth time all of them)."""
+
+
+def _between_files() -> None:
+    import gc
+
+    forget()
+    if _GC.tuned and gc.get_count()[0] > _BETWEEN_FILES:
+        gc.collect(1 if gc.get_count()[2] < 10 else 2)
 
 
 def default_jobs() -> int:
@@ -57,7 +74,10 @@ def migrate_data(data: bytes, shown: str, options: Options) -> FileResult:
         source = decode_source(Path(shown), data)
     except SourceError as exc:
         return FileResult(path=shown, error=str(exc))
-    result = migrate_file_text(PurePath(shown), source.text, options, shown)  # Python, notebook or project file
+    try:
+        result = migrate_file_text(PurePath(shown), source.text, options, shown)  # Python, notebook or project file
+    finally:
+        _between_files()
     result.encoding = source.encoding
     if not result.changed:
         result.old = result.new = None  # nothing to diff or write: do not ship the text around

@@ -29,6 +29,7 @@ from libcst.metadata import ParentNodeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.guards import is_version_guard, is_version_guard_ast
+from torchmigrate.python.lastfile import keeps
 from torchmigrate.python.sites import AstFile, Site, analyser, children_in_source_order
 from torchmigrate.python.transform import PassTransformer
 
@@ -274,6 +275,7 @@ def _spelled_on(file: AstFile) -> list[int]:
 
 
 _SPELLED: list[tuple[AstFile, list[int]]] = []
+keeps(_SPELLED.clear)
 
 
 def _grad(node: ast.AST | None) -> bool:

@@ -58,6 +58,7 @@ from libcst.metadata import Assignment, ParentNodeProvider, ScopeProvider
 
 from torchmigrate.core.passes import BEHAVIOUR, SAFE, Example, Pass
 from torchmigrate.python.guards import is_version_guard
+from torchmigrate.python.lastfile import keeps
 from torchmigrate.python.sites import AstFile, Site, analyser
 from torchmigrate.python.transform import PassTransformer, Sink
 
@@ -666,6 +667,7 @@ def _group_bound_names(file: AstFile) -> frozenset[str]:
 
 
 _BOUND_NAMES: dict[int, tuple[AstFile, frozenset[str]]] = {}
+keeps(_BOUND_NAMES.clear)
 
 
 _SCOPE_NODES = (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
