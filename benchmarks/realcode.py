@@ -7,7 +7,8 @@ For each tree (a DIR, each repository of ``--corpus``, and with ``--real-trees``
 torch and of torchvision/transformers wheels) the harness
 
 - **benchmarks** (issue #13): reading the ``.py`` files, a one-process stdlib ``ast.parse`` of them (fastest of three, in a fresh process), a cold
-  ``migrate --to T --diff --no-cache --jobs 2`` and a warm run (cache primed, then the fastest of three), their ratios, the funnel
+  ``migrate --to T --diff --no-cache --jobs 2`` (the fastest of three under 20 s, else once) and a warm run (cache primed, then the
+  fastest of three), their ratios, the funnel
   (files with a trigger word → files the ast precheck keeps → files edited) and the peak RSS of the timed runs;
 - **checks the truth** (issue #12): on a copy, ``migrate --to T`` in write mode, once by default and once with
   ``--unsafe-fixes`` (when ``migrate --help`` offers it), then per pass: edits, findings, migrated files that gain a
@@ -261,8 +262,11 @@ class Config:
     resolutions: dict[tuple[tuple[str, ...], tuple[str, ...]], reqsets.Resolution] = field(default_factory=dict)
 
 
-# Cheap steps (the ast.parse, the warm run) are timed this many times and the fastest is kept; the cold run, once.
+# Cheap steps (the ast.parse, the warm run) are timed this many times and the fastest is kept; so is the cold run of a
+# tree it takes less than COLD_REPEAT_BELOW_S for (a single sub-second run varied by a third between two benchmark
+# runs on a busy machine); a longer cold run, once.
 REPEAT = 3
+COLD_REPEAT_BELOW_S = 20.0
 
 
 _AST_TIMER = """
@@ -558,6 +562,11 @@ def study(name: str, src: Path, cfg: Config) -> dict[str, Any]:
             shutil.rmtree(base, ignore_errors=True)
             return out
         diff_changed = diff_paths(cold.stdout)
+        first = cold
+        if cold.seconds < COLD_REPEAT_BELOW_S:  # the fastest of three, as for the ast.parse it is compared with
+            again = [run_timed([*migrate, "--no-cache", "."], pristine, cfg.timeout) for _ in range(REPEAT - 1)]
+            cold = min([cold, *(r for r in again if not r.timed_out)], key=lambda run: run.seconds)
+        bench["cold_first_s"] = first.seconds
         bench.update({"cold_s": cold.seconds, "cold_cpu_s": cold.cpu_s, "cold_rss_mb": cold.max_rss_mb, "cold_exit": cold.returncode})
         print(f"   cold {cold.seconds:.1f} s, ast.parse {bench['ast_s']:.2f} s", flush=True)
     runs: dict[str, Any] = {}
