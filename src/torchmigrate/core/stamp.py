@@ -12,12 +12,13 @@ import sys
 
 from torchmigrate.core.about import __version__
 
-__all__ = ["SCHEMA", "libcst_version", "tool_stamp", "versions"]
+__all__ = ["PACKAGE", "SCHEMA", "libcst_version", "tool_stamp", "versions"]
 
 SCHEMA = 3
 """The result cache's schema: a new one makes every stored result a miss."""
 
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # the torchmigrate package
+PACKAGE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+"""The torchmigrate package's folder (its real path)."""
 
 
 def tool_stamp(package: str | os.PathLike[str] | None = None) -> str:
@@ -26,7 +27,7 @@ def tool_stamp(package: str | os.PathLike[str] | None = None) -> str:
     read: a project's cache keeps the fingerprint of the stamp it was computed for
     (:meth:`~torchmigrate.run.cache.ResultCache.tool_fingerprint`), so a warm run does not read and hash the tool's
     sources. Computed once per process and package."""
-    top = os.fspath(package) if package is not None else _PACKAGE
+    top = os.fspath(package) if package is not None else PACKAGE
     known = _STAMPS.get(top)
     if known is None:
         known = _STAMPS[top] = _stamp(top)

@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from torchmigrate.core.paths import project_root
+from torchmigrate.core.paths import CACHE_DIR, project_root
 from torchmigrate.core.registry import Options
 from torchmigrate.core.results import Edit, FileResult, Finding, Fix
 from torchmigrate.core.stamp import tool_stamp
@@ -34,7 +34,6 @@ from torchmigrate.run.files import relative_posix
 
 __all__ = ["CACHE_DIR", "ResultCache", "options_fingerprint", "project_root", "tool_fingerprint", "tool_stamp"]
 
-CACHE_DIR = ".torchmigrate_cache"
 
 
 @cache

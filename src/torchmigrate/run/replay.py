@@ -40,7 +40,9 @@ import stat
 import sys
 import time
 
-from torchmigrate.core.stamp import tool_stamp
+from torchmigrate.core.paths import CACHE_DIR
+from torchmigrate.core.paths import project_root_of as _project_root
+from torchmigrate.core.stamp import PACKAGE, tool_stamp
 
 TYPE_CHECKING = False  # not typing's: this module loads first, and typing with its imports is a third of a replay
 if TYPE_CHECKING:
@@ -49,7 +51,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Recorder", "allow", "forbid", "replay", "run_key"]
 
-CACHE_DIR = ".torchmigrate_cache"  # torchmigrate.run.cache.CACHE_DIR (not imported: it loads sqlite3)
 RUNS = "runs"
 _FORMAT = 2
 _RACY_NS = 2_000_000_000
@@ -114,25 +115,6 @@ its files still served by the per-file cache."""
 
 def _possible(argv: Sequence[str]) -> bool:
     return "--no-cache" not in argv and not os.environ.get(NO_REPLAY) and _streams_ok()
-
-
-def _project_root(path: str) -> str:
-    """:func:`torchmigrate.core.paths.project_root` on strings (pathlib is not loaded yet)."""
-    start = os.path.abspath(path)
-    folder = start if os.path.isdir(start) else os.path.dirname(start)
-    candidates = [folder]
-    while True:
-        parent = os.path.dirname(candidates[-1])
-        if parent == candidates[-1]:
-            break
-        candidates.append(parent)
-    for candidate in candidates:
-        if os.path.exists(os.path.join(candidate, ".git")):
-            return candidate
-    for candidate in candidates:
-        if os.path.isfile(os.path.join(candidate, "pyproject.toml")):
-            return candidate
-    return folder
 
 
 def _record_path(root: str, key: str) -> str:
@@ -627,8 +609,7 @@ _MODULE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pyd", ".pth")
 
 def _tool_places() -> tuple[str, ...]:
     """Where the tool and Python keep what they load: their modules are not the run's input."""
-    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
-    places = {package, sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__)}
+    places = {PACKAGE, sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(os.__file__)}
     places.update(e for e in sys.path if os.path.basename(e) in ("site-packages", "dist-packages"))
     places.update([os.path.realpath(p) for p in places])
     return tuple(sorted(p.rstrip(os.sep) + os.sep for p in places if p))
@@ -638,7 +619,7 @@ def _loaded_modules() -> list[tuple[str, int, int]]:
     """The size and modification time of each module file loaded here but the tool's own (its stamp covers them):
     what Python checks before it reuses their bytecode, so that another release of a dependency (pathspec decides
     which files a run sees) is another run."""
-    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__))) + os.sep
+    package = PACKAGE + os.sep
     found = set()
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
